@@ -1,0 +1,52 @@
+# Aoristos Table: `make serve` to play, `make test` to check everything.
+HOST ?= 0.0.0.0
+PORT ?= 8000
+VENV := .venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip --disable-pip-version-check -q
+
+.PHONY: serve test test-unit test-browser bench lint messages clean help
+
+help:
+	@echo "make serve   set up .venv, migrate, load demo data, serve on $(HOST):$(PORT)"
+	@echo "make test    set up .venv and run every test (unit, view, API, browser)"
+	@echo "make bench   measure the serving stack (ratios against plain WSGI)"
+
+# The venv is rebuilt when the requirement files change.
+$(VENV)/.runtime: requirements.txt
+	@test -x $(PY) || { interp=$$(./scripts/find-python) && echo "Using $$interp" && "$$interp" -m venv $(VENV); }
+	$(PIP) install -r requirements.txt
+	@touch $@
+
+$(VENV)/.test: requirements-test.txt $(VENV)/.runtime
+	$(PIP) install -r requirements-test.txt
+	@touch $@
+
+serve: $(VENV)/.runtime
+	$(PY) manage.py serve --host $(HOST) --port $(PORT)
+
+# Browser tests run in their own pytest process: Playwright leaves an asyncio loop in
+# the main thread that would break later async tests.
+test: $(VENV)/.test
+	$(PY) -m pytest -m "not browser"
+	$(PY) -m pytest -m browser
+
+test-unit: $(VENV)/.test
+	$(PY) -m pytest -m "not browser"
+
+test-browser: $(VENV)/.test
+	$(PY) -m pytest -m browser
+
+bench: $(VENV)/.test
+	$(PY) bench/serving.py
+
+lint: $(VENV)/.test
+	$(VENV)/bin/ruff check .
+
+# Re-extract and compile translations (needs GNU gettext; the compiled .mo files are committed).
+messages: $(VENV)/.runtime
+	$(PY) manage.py makemessages -l sv -l en --no-obsolete
+	$(PY) manage.py compilemessages
+
+clean:
+	rm -rf $(VENV) staticfiles .pytest_cache

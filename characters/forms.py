@@ -1,0 +1,121 @@
+from django import forms
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
+
+from characters.models import Character
+from characters.terms import ATTRIBUTE_TERMS, SKILL_TERMS, label
+from rules import RulesError
+from rules.aoristos import character as rules
+
+
+def level_field(initial: int) -> forms.IntegerField:
+    return forms.IntegerField(
+        min_value=rules.MIN_LEVEL,
+        max_value=rules.MAX_LEVEL,
+        initial=initial,
+        widget=forms.NumberInput(attrs={"inputmode": "numeric", "class": "level"}),
+    )
+
+
+def issue_message(issue: rules.BuildIssue) -> str:
+    """The rules core's issue codes in the reader's language."""
+    params = dict(issue.params)
+    if issue.code == "over_budget":
+        over = params["spent"] - params["budget"]
+        return ngettext(
+            "%(spent)s UP spent of %(budget)s: %(over)s UP over budget.",
+            "%(spent)s UP spent of %(budget)s: %(over)s UP over budget.",
+            over,
+        ) % {"spent": params["spent"], "budget": params["budget"], "over": over}
+    if issue.code == "above_level_cap":
+        return _("Level %(level)s is above the level cap %(cap)s.") % params
+    return issue.message
+
+
+class CharacterForm(forms.ModelForm):
+    """Name, budget and every level of a build; clean() re-validates it against the rules."""
+
+    NUMBER_FIELDS = ("dp_budget", "level_cap") + rules.ATTRIBUTES + rules.SKILLS
+
+    dp_budget = forms.IntegerField(
+        label=_("UP budget"),
+        min_value=0,
+        max_value=rules.MAX_DP_BUDGET,
+        help_text=_("15 for an everyday adult, up to 50 for a budding epic adventurer (p. 2)."),
+        widget=forms.NumberInput(attrs={"inputmode": "numeric", "class": "level"}),
+    )
+    level_cap = forms.IntegerField(
+        label=_("Level cap"),
+        min_value=0,
+        max_value=rules.MAX_LEVEL,
+        help_text=_("5 is the realistic human maximum (p. 3); raise it only with the GM."),
+        widget=forms.NumberInput(attrs={"inputmode": "numeric", "class": "level"}),
+    )
+
+    class Meta:
+        model = Character
+        fields = ("name", "concept", "notes", "dp_budget", "level_cap")
+        widgets = {"notes": forms.Textarea(attrs={"rows": 4})}
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        character = self.instance
+        for term in ATTRIBUTE_TERMS:
+            self.fields[term.key] = level_field(character.attribute(term.key))
+            self.fields[term.key].label = label(term.key)
+        for term in SKILL_TERMS:
+            self.fields[term.key] = level_field(character.skill(term.key))
+            self.fields[term.key].label = label(term.key)
+        self.report: rules.BuildReport | None = None
+
+    def clean(self):
+        cleaned = super().clean()
+        if any(name in self.errors for name in self.NUMBER_FIELDS):
+            return cleaned  # the field errors say what to fix; no rule check on half a build
+        try:
+            self.report = rules.evaluate_build(
+                {key: cleaned[key] for key in rules.ATTRIBUTES},
+                {key: cleaned[key] for key in rules.SKILLS},
+                cleaned["dp_budget"],
+                cleaned["level_cap"],
+            )
+        except RulesError as error:  # the field bounds above should make this unreachable
+            raise forms.ValidationError(str(error)) from error
+        for issue in self.report.issues:
+            self.add_error(issue.field, issue_message(issue))
+        return cleaned
+
+    def save(self, commit=True):
+        character = super().save(commit=False)
+        character.attributes = {key: self.cleaned_data[key] for key in rules.ATTRIBUTES}
+        character.skills = {key: self.cleaned_data[key] for key in rules.SKILLS}
+        if commit:
+            character.save()
+        return character
+
+
+class OddsForm(forms.Form):
+    """The sheet's probability helper: which properties form the TB, and the hand's extras."""
+
+    properties = forms.MultipleChoiceField(
+        label=_("Properties in the TB"), required=False, widget=forms.CheckboxSelectMultiple
+    )
+    free = forms.IntegerField(label=_("Free dice (F)"), min_value=0, max_value=5, required=False)
+    forced = forms.IntegerField(
+        label=_("Forced dice (T)"), min_value=0, max_value=5, required=False
+    )
+    threshold = forms.IntegerField(
+        label=_("ST"), min_value=0, max_value=999, required=False, help_text=_("empty: GST")
+    )
+
+    def __init__(self, *args, levels: dict[str, int], **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["properties"].choices = [
+            (key, f"{label(key)} {level}") for key, level in levels.items()
+        ]
+
+    def clean_free(self):
+        return self.cleaned_data["free"] or 0
+
+    def clean_forced(self):
+        return self.cleaned_data["forced"] or 0

@@ -1,0 +1,64 @@
+"""The game's own Swedish terms for each code name (shared/rules/glossary.md).
+
+Pages show these in every language: they are what players read in the rule book and say
+at the table. The English gloss is a translation shown beside them in English.
+"""
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Term:
+    key: str
+    swedish: str
+    abbr: str
+    gloss: str  # English gloss, shown beside the Swedish term in the English interface
+
+
+ATTRIBUTE_TERMS = (
+    Term("physique", "Fysik", "FYS", "physique"),
+    Term("composure", "Kaosvana", "KAO", "composure"),
+    Term("agility", "Rörlighet", "RÖR", "agility"),
+    Term("alertness", "Sinnesnärvaro", "SIN", "alertness"),
+    Term("willpower", "Viljestyrka", "VIL", "willpower"),
+)
+
+SECONDARY_TERMS = (
+    Term("carrying_capacity", "Bärförmåga", "", "carrying capacity"),
+    Term("shock_tolerance", "Chocktolerans", "", "shock tolerance"),
+    Term("movement", "Förflyttning", "", "movement"),
+    Term("drive", "Handlingskraft", "", "drive"),
+    Term("toughness", "Härdighet", "", "toughness"),
+)
+
+SKILL_TERMS = (
+    Term("car", "Bil", "", "car"),
+    Term("blowpipe", "Blåsrör", "", "blowpipe"),
+    Term("airplane", "Flygplan", "", "airplane"),
+    Term("mechanics", "Mekanik", "", "mechanics"),
+    Term("helicopter", "Helikopter", "", "helicopter"),
+    Term("throwing", "Kast", "", "throwing"),
+    Term("climbing", "Klättring", "", "climbing"),
+    Term("first_aid", "Livräddning", "", "first aid"),
+    Term("motorboat", "Motorbåt", "", "motorboat"),
+    Term("motorcycle", "Motorcykel", "", "motorcycle"),
+    Term("melee_weapons", "Närstridsvapen", "", "melee weapons"),
+    Term("bow", "Pilbåge", "", "bow"),
+    Term("psychology", "Psykologi", "", "psychology"),
+    Term("riding", "Ritt", "", "riding"),
+    Term("sailboat", "Segelbåt", "", "sailboat"),
+    Term("swimming", "Simning", "", "swimming"),
+    Term("firearms", "Skjutvapen", "", "firearms"),
+    Term("brawling", "Slagsmål", "", "brawling"),
+    Term("sling", "Slunga", "", "sling"),
+    Term("evasion", "Undvika", "", "evasion"),
+    Term("wilderness", "Vildmark", "", "wilderness"),
+)
+
+TERMS = {term.key: term for term in ATTRIBUTE_TERMS + SECONDARY_TERMS + SKILL_TERMS}
+
+
+def label(key: str) -> str:
+    """'Fysik (FYS)' or 'Vildmark': the term as the rule book writes it."""
+    term = TERMS[key]
+    return f"{term.swedish} ({term.abbr})" if term.abbr else term.swedish

@@ -1,0 +1,13 @@
+from django.urls import path
+
+from characters import views
+
+app_name = "characters"
+urlpatterns = [
+    path("", views.character_list, name="list"),
+    path("new/", views.character_create, name="create"),
+    path("preview/", views.character_preview, name="preview"),
+    path("<int:pk>/", views.character_sheet, name="sheet"),
+    path("<int:pk>/edit/", views.character_edit, name="edit"),
+    path("<int:pk>/delete/", views.character_delete, name="delete"),
+]

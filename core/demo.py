@@ -1,0 +1,43 @@
+"""Demo data for a new table: a GM, a player, and Albert from the rule text (p. 2)."""
+
+import json
+import secrets
+from pathlib import Path
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+
+from characters.models import Character
+
+DEMO_USERS = ("demo-sl", "demo-spelare")  # the GM (spelledare) and a player
+ALBERT = {
+    "name": "Albert",
+    "concept": "Hårdkokt modern livvakt",
+    "notes": "Exemplet ur grundreglerna, sidan 2.",
+    "dp_budget": 33,
+    "level_cap": 5,
+    "attributes": {"physique": 3, "composure": 3, "agility": 2, "alertness": 5, "willpower": 3},
+}
+
+
+def load_demo(credentials_file: Path) -> dict[str, str]:
+    """Create the demo accounts and Albert once; return every demo username and password.
+
+    Passwords are generated on the first run and kept beside the database (outside git),
+    so each start can print them again. Running it twice changes nothing.
+    """
+    passwords = json.loads(credentials_file.read_text()) if credentials_file.exists() else {}
+    User = get_user_model()
+    with transaction.atomic():
+        for username in DEMO_USERS:
+            user, created = User.objects.get_or_create(username=username)
+            if created or username not in passwords:
+                passwords[username] = secrets.token_urlsafe(8)
+                user.set_password(passwords[username])
+                user.save()
+        player = User.objects.get(username="demo-spelare")
+        if not player.characters.filter(name=ALBERT["name"]).exists():
+            Character.objects.create(owner=player, **ALBERT)
+    credentials_file.write_text(json.dumps(passwords, indent=2))
+    credentials_file.chmod(0o600)
+    return passwords

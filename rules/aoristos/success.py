@@ -1,0 +1,99 @@
+"""Aoristos success tests (p. 5).
+
+Test base TB = the sum of the tested properties. Roll 1B1T (+1T per degree of nervchock,
+then any F/T from circumstances). Total ("helt slag") = TB + result. Success when the
+total is at least the threshold ST; margin = total - ST. The base threshold GST is
+4 + 2 per property in TB. Opposed tests: higher total wins, equal totals are a draw.
+"""
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+from rules.aoristos.dice import Hand, Purpose, Roll, Roller, p_at_least, roll
+from rules.errors import RulesError
+
+__all__ = [
+    "TestOutcome",
+    "base_threshold",
+    "opposed",
+    "p_success",
+    "resolve_test",
+    "success_test",
+    "test_hand",
+]
+
+
+def _check_int(name: str, value: object) -> int:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise RulesError(f"{name} must be an integer, got {value!r}")
+    return value
+
+
+def base_threshold(property_count: int) -> int:
+    """GST: 4, +2 for each property in the test base (p. 5)."""
+    if _check_int("property_count", property_count) < 0:
+        raise RulesError(f"property_count cannot be negative, got {property_count}")
+    return 4 + 2 * property_count
+
+
+def test_hand(nerve_shock: int = 0, free: int = 0, forced: int = 0) -> Hand:  # noqa: PT028
+    """The success-test hand: 1B1T, +1T per degree of nervchock, plus circumstances.
+
+    All F and T go into one normalisation, so they cancel before the 6-dice cap.
+    """
+    for name, value in (
+        ("nerve_shock", nerve_shock),
+        ("free", free),
+        ("forced", forced),
+    ):
+        if _check_int(name, value) < 0:
+            raise RulesError(f"{name} cannot be negative, got {value}")
+    return Hand.of(1, free=free, forced=1 + nerve_shock + forced)
+
+
+test_hand.__test__ = False  # not a pytest test, despite the name
+
+
+@dataclass(frozen=True)
+class TestOutcome:
+    """A resolved success test: total = TB + roll result; success when total >= ST."""
+
+    __test__ = False  # not a pytest test class, despite the name
+
+    test_base: int
+    threshold: int
+    roll: Roll
+    total: int
+    success: bool
+    margin: int
+
+
+def resolve_test(test_base: int, threshold: int, roll: Roll) -> TestOutcome:
+    """Resolve an already rolled success test."""
+    _check_int("test_base", test_base)
+    _check_int("threshold", threshold)
+    total = test_base + roll.result
+    return TestOutcome(test_base, threshold, roll, total, total >= threshold, total - threshold)
+
+
+def success_test(
+    test_base: int, threshold: int, hand: Hand | None = None, rng: Roller | None = None
+) -> TestOutcome:
+    """Roll and resolve a success test (hand defaults to :func:`test_hand`: 1B1T)."""
+    if hand is None:
+        hand = test_hand()
+    return resolve_test(test_base, threshold, roll(hand, rng, Purpose.TEST))
+
+
+def p_success(hand: Hand, test_base: int, threshold: int) -> Fraction:
+    """Exact probability that TB + result >= ST."""
+    _check_int("test_base", test_base)
+    _check_int("threshold", threshold)
+    return p_at_least(hand, threshold - test_base, Purpose.TEST)
+
+
+def opposed(total_a: int, total_b: int) -> int:
+    """Opposed test: 1 if A's total is higher, -1 if B's, 0 for a draw (no effect)."""
+    _check_int("total_a", total_a)
+    _check_int("total_b", total_b)
+    return (total_a > total_b) - (total_a < total_b)

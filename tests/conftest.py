@@ -1,0 +1,54 @@
+"""Fixtures shared by the app tests: named users for permission matrices, and static
+files served without a collectstatic manifest."""
+
+import pytest
+
+from characters.models import Character
+
+ALBERT_ATTRIBUTES = {"physique": 3, "composure": 3, "agility": 2, "alertness": 5, "willpower": 3}
+
+
+@pytest.fixture(autouse=True)
+def _plain_static_files(settings):
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    }
+
+
+@pytest.fixture
+def password():
+    return "hjortspår-i-frusen-mark"
+
+
+@pytest.fixture
+def make_user(django_user_model, password):
+    def make(username):
+        return django_user_model.objects.create_user(username=username, password=password)
+
+    return make
+
+
+@pytest.fixture
+def alice(make_user):
+    """A player who owns Albert."""
+    return make_user("alice")
+
+
+@pytest.fixture
+def bob(make_user):
+    """Another player, who owns nothing of Alice's."""
+    return make_user("bob")
+
+
+@pytest.fixture
+def albert(alice):
+    return Character.objects.create(
+        owner=alice, name="Albert", concept="Hårdkokt livvakt", attributes=ALBERT_ATTRIBUTES
+    )
+
+
+@pytest.fixture
+def alice_client(client, alice):
+    client.force_login(alice)
+    return client
