@@ -45,8 +45,8 @@ lint: $(VENV)/.test
 
 # Re-extract and compile translations (needs GNU gettext; the compiled .mo files are committed).
 messages: $(VENV)/.runtime
-	$(PY) manage.py makemessages -l sv -l en --no-obsolete
-	$(PY) manage.py compilemessages
+	$(PY) manage.py makemessages -l sv -l en --no-obsolete --ignore=.venv --ignore=staticfiles --ignore=tests
+	$(PY) manage.py compilemessages --ignore=.venv
 
 clean:
 	rm -rf $(VENV) staticfiles .pytest_cache

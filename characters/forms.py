@@ -23,8 +23,8 @@ def issue_message(issue: rules.BuildIssue) -> str:
     if issue.code == "over_budget":
         over = params["spent"] - params["budget"]
         return ngettext(
-            "%(spent)s UP spent of %(budget)s: %(over)s UP over budget.",
-            "%(spent)s UP spent of %(budget)s: %(over)s UP over budget.",
+            "%(spent)s UP spent of %(budget)s: %(over)s point over budget.",
+            "%(spent)s UP spent of %(budget)s: %(over)s points over budget.",
             over,
         ) % {"spent": params["spent"], "budget": params["budget"], "over": over}
     if issue.code == "above_level_cap":
@@ -100,9 +100,11 @@ class OddsForm(forms.Form):
     properties = forms.MultipleChoiceField(
         label=_("Properties in the TB"), required=False, widget=forms.CheckboxSelectMultiple
     )
-    free = forms.IntegerField(label=_("Free dice (F)"), min_value=0, max_value=5, required=False)
+    free = forms.IntegerField(
+        label=_("Free dice (F)"), min_value=0, max_value=5, required=False, initial=0
+    )
     forced = forms.IntegerField(
-        label=_("Forced dice (T)"), min_value=0, max_value=5, required=False
+        label=_("Forced dice (T)"), min_value=0, max_value=5, required=False, initial=0
     )
     threshold = forms.IntegerField(
         label=_("ST"), min_value=0, max_value=999, required=False, help_text=_("empty: GST")
