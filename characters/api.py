@@ -51,6 +51,8 @@ def json_body(request) -> dict:
         body = json.loads(request.body or b"null")
     except (ValueError, UnicodeDecodeError) as error:
         raise BadRequest(f"request body is not valid JSON: {error}") from error
+    except RecursionError as error:
+        raise BadRequest("request body is nested too deeply") from error
     if not isinstance(body, dict):
         raise BadRequest("request body must be a JSON object")
     return body

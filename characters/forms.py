@@ -2,7 +2,7 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
-from characters.models import Character
+from characters.models import Character, Item
 from characters.terms import ATTRIBUTE_TERMS, SKILL_TERMS, label
 from rules import RulesError
 from rules.aoristos import character as rules
@@ -121,3 +121,13 @@ class OddsForm(forms.Form):
 
     def clean_forced(self):
         return self.cleaned_data["forced"] or 0
+
+
+class ItemForm(forms.ModelForm):
+    class Meta:
+        model = Item
+        fields = ("name", "bulk", "quantity")
+        widgets = {
+            "bulk": forms.NumberInput(attrs={"step": "0.5", "inputmode": "decimal"}),
+            "quantity": forms.NumberInput(attrs={"inputmode": "numeric"}),
+        }

@@ -1,3 +1,5 @@
+from decimal import Decimal
+
 from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
@@ -62,6 +64,22 @@ class Character(models.Model):
         levels = {key: self.attribute(key) for key in rules.ATTRIBUTES}
         return levels | {key: self.skill(key) for key in rules.SKILLS}
 
+    def load(self) -> dict:
+        """Carried FP against Bärförmåga, and the effective RÖR and Förflyttning (p. 5)."""
+        secondary = rules.secondary({key: self.attribute(key) for key in rules.ATTRIBUTES})
+        bulk = sum((item.total_bulk for item in self.items.all()), Decimal("0"))
+        penalty = rules.encumbrance_penalty(bulk, secondary.carrying_capacity)
+        agility, movement = rules.apply_encumbrance(
+            self.attribute("agility"), secondary.movement, penalty
+        )
+        return {
+            "bulk": bulk,
+            "carrying_capacity": secondary.carrying_capacity,
+            "penalty": penalty,
+            "agility": agility,
+            "movement": movement,
+        }
+
     def evaluate(self) -> rules.BuildReport:
         return rules.evaluate_build(
             {key: self.attribute(key) for key in rules.ATTRIBUTES},
@@ -69,3 +87,32 @@ class Character(models.Model):
             self.dp_budget,
             self.level_cap,
         )
+
+
+class Item(models.Model):
+    """A piece of equipment a character carries; its bulk counts toward the load (p. 5)."""
+
+    character = models.ForeignKey(Character, on_delete=models.CASCADE, related_name="items")
+    name = models.CharField(_("Item"), max_length=100)
+    bulk = models.DecimalField(
+        _("FP each"),
+        max_digits=5,
+        decimal_places=1,
+        default=Decimal("1"),
+        validators=[MinValueValidator(Decimal("0")), MaxValueValidator(Decimal("999"))],
+    )
+    quantity = models.PositiveSmallIntegerField(
+        _("Number"), default=1, validators=[MinValueValidator(1), MaxValueValidator(999)]
+    )
+
+    class Meta:
+        ordering = ["pk"]
+        verbose_name = _("item")
+        verbose_name_plural = _("items")
+
+    def __str__(self):
+        return self.name
+
+    @property
+    def total_bulk(self) -> Decimal:
+        return self.bulk * self.quantity

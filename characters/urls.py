@@ -10,4 +10,6 @@ urlpatterns = [
     path("<int:pk>/", views.character_sheet, name="sheet"),
     path("<int:pk>/edit/", views.character_edit, name="edit"),
     path("<int:pk>/delete/", views.character_delete, name="delete"),
+    path("<int:pk>/items/", views.item_add, name="item_add"),
+    path("<int:pk>/items/<int:item_pk>/delete/", views.item_delete, name="item_delete"),
 ]

@@ -5,8 +5,8 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from characters.forms import CharacterForm, OddsForm, issue_message
-from characters.models import Character
+from characters.forms import CharacterForm, ItemForm, OddsForm, issue_message
+from characters.models import Character, Item
 from characters.terms import ATTRIBUTE_TERMS, SECONDARY_TERMS, SKILL_TERMS
 from rules.aoristos import character as rules
 from rules.aoristos import success
@@ -22,9 +22,25 @@ def get_own_character(request, pk: int) -> Character:
 
 
 def field_row(form: CharacterForm, key: str, term=None, cost=None) -> dict:
-    """One numeric field: the bound field, its UP cost, and what is wrong with it."""
-    errors = form.errors.get(key, []) if form.is_bound else []
-    return {"key": key, "term": term, "field": form[key], "cost": cost, "errors": errors}
+    """One numeric field: the bound field, its UP cost, the price of its next level
+    (p. 3: a skill's next level costs its current level), and what is wrong with it."""
+    if form.is_bound:
+        errors = form.errors.get(key, [])
+        level = getattr(form, "cleaned_data", {}).get(key)
+    else:
+        errors, level = [], form[key].initial
+    next_cost = None
+    if term is not None and level is not None and level < rules.MAX_LEVEL:
+        step = rules.attribute_step_cost if key in rules.ATTRIBUTES else rules.skill_step_cost
+        next_cost = step(level + 1)
+    return {
+        "key": key,
+        "term": term,
+        "field": form[key],
+        "cost": cost,
+        "next_cost": next_cost,
+        "errors": errors,
+    }
 
 
 def editor_context(form: CharacterForm) -> dict:
@@ -94,20 +110,57 @@ def character_preview(request):
 @login_required
 def character_sheet(request, pk: int):
     character = get_own_character(request, pk)
+    context = sheet_context(character, odds_query=request.GET or None)
+    template = "characters/sheet.html#odds" if request.htmx else "characters/sheet.html"
+    return render(request, template, context)
+
+
+def sheet_context(character: Character, *, odds_query=None, item_form=None) -> dict:
     levels = character.levels()
     report = character.evaluate()
-    odds_form = OddsForm(request.GET or None, levels=levels)
-    context = {
+    load = character.load()
+    # A test uses the effective RÖR under load (p. 5); the sheet lists the bought levels.
+    test_levels = levels | {"agility": load["agility"]}
+    odds_form = OddsForm(odds_query, levels=test_levels)
+    return {
         "character": character,
         "report": report,
         "attribute_rows": [{"term": t, "value": levels[t.key]} for t in ATTRIBUTE_TERMS],
         "skill_rows": [{"term": t, "value": levels[t.key]} for t in SKILL_TERMS],
         "secondary_rows": secondary_rows(report),
         "odds_form": odds_form,
-        "odds": odds_for(levels, odds_form),
+        "odds": odds_for(test_levels, odds_form),
+        "items": character.items.all(),
+        "load": load,
+        "item_form": item_form or ItemForm(),
     }
-    template = "characters/sheet.html#odds" if request.htmx else "characters/sheet.html"
-    return render(request, template, context)
+
+
+@login_required
+@require_POST
+def item_add(request, pk: int):
+    """Add equipment from the sheet; htmx swaps the equipment section, others reload."""
+    character = get_own_character(request, pk)
+    form = ItemForm(request.POST, instance=Item(character=character))
+    if form.is_valid():
+        form.save()
+        if not request.htmx:
+            return redirect(f"{character.get_absolute_url()}#equipment")
+        form = None
+    context = sheet_context(character, item_form=form)
+    if request.htmx:
+        return render(request, "characters/sheet.html#equipment", context)
+    return render(request, "characters/sheet.html", context, status=400)
+
+
+@login_required
+@require_POST
+def item_delete(request, pk: int, item_pk: int):
+    character = get_own_character(request, pk)
+    get_object_or_404(Item, pk=item_pk, character=character).delete()
+    if request.htmx:
+        return render(request, "characters/sheet.html#equipment", sheet_context(character))
+    return redirect(f"{character.get_absolute_url()}#equipment")
 
 
 def odds_for(levels: dict[str, int], form: OddsForm) -> dict | None:

@@ -1,11 +1,20 @@
 """Fixtures shared by the app tests: named users for permission matrices, and static
 files served without a collectstatic manifest."""
 
+from pathlib import Path
+
 import pytest
+from django.conf import settings
 
 from characters.models import Character
 
 ALBERT_ATTRIBUTES = {"physique": 3, "composure": 3, "agility": 2, "alertness": 5, "willpower": 3}
+
+
+def pytest_configure(config):
+    # WhiteNoise warns at start-up when STATIC_ROOT does not exist; tests serve static
+    # files from the finders instead of a collectstatic run.
+    Path(settings.STATIC_ROOT).mkdir(exist_ok=True)
 
 
 @pytest.fixture(autouse=True)

@@ -94,6 +94,16 @@ def test_sheet_odds_helper_and_language_switch(page, live_server, shot, django_u
     expect(page.get_by_test_id("odds-percent")).to_have_text("44,4 %")
     shot(page, "1-odds")
 
+    # Equipment: 13 FP against Bärförmåga 12 costs one RÖR and one Förflyttning (p. 5).
+    equipment = page.locator("#equipment")
+    equipment.get_by_label(re.compile("Föremål|Item")).fill("Ryggsäck")
+    equipment.get_by_label(re.compile("FP")).fill("13")
+    equipment.get_by_role("button", name=re.compile("Lägg till|Add")).click()
+    expect(equipment.get_by_role("cell", name="Ryggsäck", exact=True)).to_be_visible()
+    expect(page.get_by_test_id("load")).to_contain_text("RÖR 1")
+    expect(page.get_by_test_id("load")).to_contain_text("Förflyttning 6")
+    shot(page, "1b-equipment")
+
     expect(page.locator("html")).to_have_attribute("lang", "sv")
     page.get_by_role("button", name="EN").click()
     expect(page.locator("html")).to_have_attribute("lang", "en")

@@ -181,3 +181,19 @@ def test_odds_helper_rejects_bad_input_without_crashing(alice_client, albert):
     assert response.status_code == 200
     assert response.context["odds"] is None
     assert response.context["odds_form"].errors
+
+
+def test_builder_shows_the_price_of_each_next_level(alice_client, albert):
+    """p. 3 and 17: a skill's next level costs its current level; an attribute's next level
+    costs what the skill would cost from zero to that level (SIN 5 → 6 costs 15)."""
+    response = alice_client.get(reverse("characters:edit", args=[albert.pk]))
+    rows = {row["key"]: row for row in response.context["status_rows"]}
+    assert rows["alertness"]["cost"] == 20
+    assert rows["alertness"]["next_cost"] == 15
+    assert rows["physique"]["next_cost"] == 6
+    assert rows["firearms"]["next_cost"] == 0
+    data = build_post(attributes=ALBERT_ATTRIBUTES, skills={"firearms": 4})
+    preview = alice_client.post(reverse("characters:preview"), data)
+    rows = {row["key"]: row for row in preview.context["status_rows"]}
+    assert rows["firearms"]["cost"] == 6
+    assert rows["firearms"]["next_cost"] == 4
