@@ -101,7 +101,13 @@ def odds(request):
     reject_unknown(request.GET, {"hand", "tb", "st", "purpose"})
     if "hand" not in request.GET:
         raise BadRequest("missing query parameter 'hand'")
-    hand = hand_value(request.GET["hand"])
+    text = request.GET["hand"]
+    try:
+        hand = hand_value(text)
+    except dice.DiceError as error:
+        if " " in text.strip():  # a "+" that the query string decoded as a space
+            raise BadRequest(f"{error}; in a URL write + as %2B, e.g. hand=2B2T%2B1") from error
+        raise
     test_base, threshold = query_int(request, "tb"), query_int(request, "st")
     purpose = purpose_value(request.GET.get("purpose", dice.Purpose.TEST))
     distribution = dice.distribution(hand, purpose)

@@ -1,6 +1,7 @@
 """Demo data for a new table: a GM, a player, and Albert from the rule text (p. 2)."""
 
 import json
+import os
 import secrets
 from pathlib import Path
 
@@ -38,6 +39,9 @@ def load_demo(credentials_file: Path) -> dict[str, str]:
         player = User.objects.get(username="demo-spelare")
         if not player.characters.filter(name=ALBERT["name"]).exists():
             Character.objects.create(owner=player, **ALBERT)
-    credentials_file.write_text(json.dumps(passwords, indent=2))
-    credentials_file.chmod(0o600)
+    # Created owner-only from the start: the file holds plaintext passwords.
+    fd = os.open(credentials_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.write(json.dumps(passwords, indent=2))
+    os.chmod(credentials_file, 0o600)  # an older file may have had wider permissions
     return passwords
