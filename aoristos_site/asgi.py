@@ -27,6 +27,12 @@ django_wsgi = WSGIMiddleware(get_wsgi_application(), workers=PAGE_THREADS)
 
 async def application(scope, receive, send):
     if scope["type"] == "http" and not scope["path"].startswith(STREAM_PREFIX):
-        await django_wsgi(scope, receive, send)
+
+        async def receive_coroutine():
+            # a2wsgi hands receive() to run_coroutine_threadsafe, which needs a real
+            # coroutine; granian's receive returns another awaitable (bodies failed).
+            return await receive()
+
+        await django_wsgi(scope, receive_coroutine, send)
     else:
         await django_asgi(scope, receive, send)

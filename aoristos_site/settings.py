@@ -6,6 +6,7 @@ SQLite and the in-process defaults need no configuration at all; set DATABASE_UR
 
 import os
 import secrets
+import tempfile
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
@@ -81,6 +82,8 @@ INSTALLED_APPS = [
     "django_htmx",
     "core",
     "characters",
+    "campaigns",
+    "table",
     "combat",
 ]
 
@@ -123,7 +126,7 @@ else:
     DATABASES = {
         "default": {
             "ENGINE": "django.db.backends.sqlite3",
-            "NAME": DATA_DIR / "db.sqlite3",
+            "NAME": os.environ.get("SQLITE_PATH") or DATA_DIR / "db.sqlite3",
             "OPTIONS": {
                 # IMMEDIATE takes the write lock at BEGIN, so concurrent read-modify-write
                 # transactions queue on busy_timeout instead of failing "database is locked".
@@ -133,8 +136,15 @@ else:
                     "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;"
                 ),
             },
+            # Tests use a file too: the live-table tests reach it from server threads and
+            # processes, which an in-memory database cannot serve. One per test process.
+            "TEST": {"NAME": Path(tempfile.gettempdir()) / f"aoristos-test-{os.getpid()}.db"},
         }
     }
+
+# Live-table events go through Redis pub/sub when set, so several processes share tables;
+# otherwise an in-process broadcaster (one server process) is used.
+REDIS_URL = os.environ.get("REDIS_URL", "")
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -157,7 +167,7 @@ TIME_ZONE = os.environ.get("TIME_ZONE", "Europe/Stockholm")
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATIC_ROOT = BASE_DIR / "staticfiles"
+STATIC_ROOT = Path(os.environ.get("STATIC_ROOT") or BASE_DIR / "staticfiles")
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},

@@ -12,6 +12,8 @@ urlpatterns = [
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("i18n/", include("django.conf.urls.i18n")),
     path("characters/", include("characters.urls")),
+    path("campaigns/", include("campaigns.urls")),
+    path("", include("table.urls")),
     path("api/v1/", include("characters.api_urls")),
     path("admin/", admin.site.urls),
 ]

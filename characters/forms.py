@@ -57,7 +57,7 @@ class CharacterForm(forms.ModelForm):
         fields = ("name", "concept", "notes", "dp_budget", "level_cap")
         widgets = {"notes": forms.Textarea(attrs={"rows": 4})}
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, locked: set[str] = frozenset(), **kwargs):
         super().__init__(*args, **kwargs)
         character = self.instance
         for term in ATTRIBUTE_TERMS:
@@ -66,6 +66,9 @@ class CharacterForm(forms.ModelForm):
         for term in SKILL_TERMS:
             self.fields[term.key] = level_field(character.skill(term.key))
             self.fields[term.key].label = label(term.key)
+        for name in locked:  # disabled fields keep the instance's value whatever is posted
+            self.fields[name].disabled = True
+        self.locked = set(locked)
         self.report: rules.BuildReport | None = None
 
     def clean(self):

@@ -23,9 +23,18 @@ class Character(models.Model):
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="characters"
     )
+    # A character may play in one campaign; removed from it, it stays with its owner.
+    campaign = models.ForeignKey(
+        "campaigns.Campaign",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="characters",
+    )
     name = models.CharField(_("Name"), max_length=100)
     concept = models.CharField(_("Concept"), max_length=200, blank=True)
     notes = models.TextField(_("Notes"), blank=True)
+    gm_notes = models.TextField(_("GM notes"), blank=True)  # only the campaign's GM sees these
     dp_budget = models.PositiveSmallIntegerField(
         _("UP budget"),
         default=rules.DEFAULT_DP_BUDGET,
@@ -59,19 +68,41 @@ class Character(models.Model):
     def skill(self, key: str) -> int:
         return int(self.skills.get(key, rules.DEFAULT_SKILL))
 
-    def levels(self) -> dict[str, int]:
-        """Every attribute and skill level, keyed by code name, in the rule text's order."""
+    def build_levels(self) -> dict[str, int]:
+        """The levels bought at creation, keyed by code name, in the rule text's order."""
         levels = {key: self.attribute(key) for key in rules.ATTRIBUTES}
         return levels | {key: self.skill(key) for key in rules.SKILLS}
 
-    def load(self) -> dict:
+    def raises(self) -> dict[str, int]:
+        """Levels gained through the UP ledger: spends that were not undone."""
+        keys = self.ledger.filter(kind=DpEntry.Kind.SPEND, undone_by__isnull=True)
+        raised: dict[str, int] = {}
+        for key in keys.values_list("key", flat=True):
+            raised[key] = raised.get(key, 0) + 1
+        return raised
+
+    def levels(self) -> dict[str, int]:
+        """Current levels: the build plus the ledger (p. 3)."""
+        raised = self.raises()
+        return {key: level + raised.get(key, 0) for key, level in self.build_levels().items()}
+
+    def secondary(self, levels: dict[str, int] | None = None) -> rules.Secondary:
+        """Secondary attributes from the current (unmodified) primaries (p. 2)."""
+        levels = levels or self.levels()
+        return rules.secondary({key: levels[key] for key in rules.ATTRIBUTES})
+
+    def saved_dp(self) -> int:
+        """UP kept for later development: the build's UP left plus the ledger's sum."""
+        ledger_sum = self.ledger.aggregate(total=models.Sum("amount"))["total"] or 0
+        return self.evaluate().dp_left + ledger_sum
+
+    def load(self, levels: dict[str, int] | None = None) -> dict:
         """Carried FP against Bärförmåga, and the effective RÖR and Förflyttning (p. 5)."""
-        secondary = rules.secondary({key: self.attribute(key) for key in rules.ATTRIBUTES})
+        levels = levels or self.levels()
+        secondary = self.secondary(levels)
         bulk = sum((item.total_bulk for item in self.items.all()), Decimal("0"))
         penalty = rules.encumbrance_penalty(bulk, secondary.carrying_capacity)
-        agility, movement = rules.apply_encumbrance(
-            self.attribute("agility"), secondary.movement, penalty
-        )
+        agility, movement = rules.apply_encumbrance(levels["agility"], secondary.movement, penalty)
         return {
             "bulk": bulk,
             "carrying_capacity": secondary.carrying_capacity,
@@ -116,3 +147,41 @@ class Item(models.Model):
     @property
     def total_bulk(self) -> Decimal:
         return self.bulk * self.quantity
+
+
+class DpEntry(models.Model):
+    """One line of a character's UP ledger: an award, a spend, or the undoing of a spend.
+
+    A character's levels are its build plus its spends that were not undone; its saved UP
+    are the build's UP left plus the sum of ``amount`` over the ledger (p. 3).
+    """
+
+    class Kind(models.TextChoices):
+        AWARD = "award", _("Award")
+        SPEND = "spend", _("Spend")
+        UNDO = "undo", _("Undo")
+
+    character = models.ForeignKey(Character, on_delete=models.CASCADE, related_name="ledger")
+    kind = models.CharField(max_length=10, choices=Kind)
+    amount = models.IntegerField()  # + for awards and refunds, - for spends
+    key = models.CharField(max_length=30, blank=True)  # attribute or skill raised
+    level_before = models.PositiveSmallIntegerField(null=True, blank=True)
+    level_after = models.PositiveSmallIntegerField(null=True, blank=True)
+    reason = models.CharField(_("Reason"), max_length=200, blank=True)
+    dp_before = models.IntegerField()
+    dp_after = models.IntegerField()
+    undoes = models.OneToOneField(
+        "self", on_delete=models.PROTECT, null=True, blank=True, related_name="undone_by"
+    )
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-pk"]
+        verbose_name = _("UP ledger entry")
+        verbose_name_plural = _("UP ledger entries")
+
+    def __str__(self):
+        return f"{self.character}: {self.kind} {self.amount:+d}"

@@ -62,3 +62,9 @@ def label(key: str) -> str:
     """'Fysik (FYS)' or 'Vildmark': the term as the rule book writes it."""
     term = TERMS[key]
     return f"{term.swedish} ({term.abbr})" if term.abbr else term.swedish
+
+
+def short_label(key: str) -> str:
+    """'SIN' or 'Vildmark': how a test is named at the table ("SIN + Vildmark")."""
+    term = TERMS[key]
+    return term.abbr or term.swedish

@@ -1,4 +1,4 @@
-from django.urls import path
+from django.urls import include, path
 
 from characters import views
 
@@ -9,7 +9,10 @@ urlpatterns = [
     path("preview/", views.character_preview, name="preview"),
     path("<int:pk>/", views.character_sheet, name="sheet"),
     path("<int:pk>/edit/", views.character_edit, name="edit"),
+    path("<int:pk>/preview/", views.character_preview, name="edit_preview"),
     path("<int:pk>/delete/", views.character_delete, name="delete"),
+    path("<int:pk>/gm-notes/", views.character_gm_notes, name="gm_notes"),
     path("<int:pk>/items/", views.item_add, name="item_add"),
     path("<int:pk>/items/<int:item_pk>/delete/", views.item_delete, name="item_delete"),
+    path("", include("characters.advancement_urls")),
 ]

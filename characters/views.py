@@ -1,10 +1,12 @@
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from campaigns.access import Access, get_campaign, get_character
 from characters.forms import CharacterForm, ItemForm, OddsForm, issue_message
 from characters.models import Character, Item
 from characters.terms import ATTRIBUTE_TERMS, SECONDARY_TERMS, SKILL_TERMS
@@ -12,13 +14,18 @@ from rules.aoristos import character as rules
 from rules.aoristos import success
 
 
-def get_own_character(request, pk: int) -> Character:
-    """The one access check: a character is seen and edited by its owner only (404 otherwise,
-    so others cannot even learn that it exists)."""
-    character = get_object_or_404(Character, pk=pk)
-    if character.owner_id != request.user.pk:
-        raise Http404
-    return character
+def locked_fields(character: Character, access: Access) -> set[str]:
+    """Fields the editor may not change. In a campaign the GM sets the UP budget and the
+    level cap; once UP have been spent through the ledger the build is history, and only
+    the GM may correct it."""
+    if access >= Access.GM:
+        return set()
+    locked = set()
+    if character.campaign_id:
+        locked |= {"dp_budget", "level_cap"}
+    if character.pk and character.ledger.exists():
+        locked |= set(CharacterForm.NUMBER_FIELDS)
+    return locked
 
 
 def field_row(form: CharacterForm, key: str, term=None, cost=None) -> dict:
@@ -64,20 +71,41 @@ def editor_context(form: CharacterForm) -> dict:
 
 
 def secondary_rows(report: rules.BuildReport | None) -> list[dict]:
-    values = report.secondary.as_dict() if report else {}
-    return [{"term": term, "value": values.get(term.key)} for term in SECONDARY_TERMS]
+    return secondary_values(report.secondary) if report else []
+
+
+def secondary_values(secondary: rules.Secondary) -> list[dict]:
+    values = secondary.as_dict()
+    return [{"term": term, "value": values[term.key]} for term in SECONDARY_TERMS]
 
 
 @login_required
 def character_list(request):
-    characters = request.user.characters.all()
+    characters = request.user.characters.select_related("campaign")
     rows = [{"character": c, "report": c.evaluate()} for c in characters]
     return render(request, "characters/list.html", {"rows": rows})
 
 
+def new_character(request) -> Character:
+    """A new character for the user; with ?campaign=ID, in that campaign with its UP and cap."""
+    character = Character(owner=request.user)
+    campaign_id = request.GET.get("campaign", "")
+    if campaign_id:
+        if not campaign_id.isdigit():
+            raise Http404
+        campaign, _membership = get_campaign(request, int(campaign_id))
+        character.campaign = campaign
+        character.dp_budget = campaign.starting_dp
+        character.level_cap = campaign.level_cap
+    return character
+
+
 @login_required
 def character_create(request):
-    form = CharacterForm(request.POST or None, instance=Character(owner=request.user))
+    character = new_character(request)
+    form = CharacterForm(
+        request.POST or None, instance=character, locked=locked_fields(character, Access.EDIT)
+    )
     if request.method == "POST" and form.is_valid():
         character = form.save()
         messages.success(request, _("%(name)s was created.") % {"name": character.name})
@@ -88,8 +116,10 @@ def character_create(request):
 
 @login_required
 def character_edit(request, pk: int):
-    character = get_own_character(request, pk)
-    form = CharacterForm(request.POST or None, instance=character)
+    character, access = get_character(request, pk, Access.EDIT)
+    form = CharacterForm(
+        request.POST or None, instance=character, locked=locked_fields(character, access)
+    )
     if request.method == "POST" and form.is_valid():
         form.save()
         messages.success(request, _("%(name)s was saved.") % {"name": character.name})
@@ -100,34 +130,42 @@ def character_edit(request, pk: int):
 
 @login_required
 @require_POST
-def character_preview(request):
+def character_preview(request, pk: int | None = None):
     """Live check while a build is typed: UP, secondary values and warnings, as htmx swaps."""
-    form = CharacterForm(request.POST, instance=Character(owner=request.user))
+    if pk is None:
+        character, access = new_character(request), Access.EDIT
+    else:
+        character, access = get_character(request, pk, Access.EDIT)
+    form = CharacterForm(request.POST, instance=character, locked=locked_fields(character, access))
     form.is_valid()
     return render(request, "characters/edit.html#preview", editor_context(form))
 
 
 @login_required
 def character_sheet(request, pk: int):
-    character = get_own_character(request, pk)
-    context = sheet_context(character, odds_query=request.GET or None)
+    character, access = get_character(request, pk, Access.VIEW)
+    context = sheet_context(character, access, odds_query=request.GET or None)
     template = "characters/sheet.html#odds" if request.htmx else "characters/sheet.html"
     return render(request, template, context)
 
 
-def sheet_context(character: Character, *, odds_query=None, item_form=None) -> dict:
+def sheet_context(character: Character, access: Access, *, odds_query=None, item_form=None):
     levels = character.levels()
     report = character.evaluate()
-    load = character.load()
-    # A test uses the effective RÖR under load (p. 5); the sheet lists the bought levels.
+    load = character.load(levels)
+    # A test uses the effective RÖR under load (p. 5); the sheet lists the levels themselves.
     test_levels = levels | {"agility": load["agility"]}
     odds_form = OddsForm(odds_query, levels=test_levels)
     return {
         "character": character,
+        "access": access,
+        "can_edit": access >= Access.EDIT,
+        "is_gm": access >= Access.GM,
         "report": report,
+        "saved_dp": character.saved_dp(),
         "attribute_rows": [{"term": t, "value": levels[t.key]} for t in ATTRIBUTE_TERMS],
         "skill_rows": [{"term": t, "value": levels[t.key]} for t in SKILL_TERMS],
-        "secondary_rows": secondary_rows(report),
+        "secondary_rows": secondary_values(character.secondary(levels)),
         "odds_form": odds_form,
         "odds": odds_for(test_levels, odds_form),
         "items": character.items.all(),
@@ -140,14 +178,14 @@ def sheet_context(character: Character, *, odds_query=None, item_form=None) -> d
 @require_POST
 def item_add(request, pk: int):
     """Add equipment from the sheet; htmx swaps the equipment section, others reload."""
-    character = get_own_character(request, pk)
+    character, access = get_character(request, pk, Access.EDIT)
     form = ItemForm(request.POST, instance=Item(character=character))
     if form.is_valid():
         form.save()
         if not request.htmx:
             return redirect(f"{character.get_absolute_url()}#equipment")
         form = None
-    context = sheet_context(character, item_form=form)
+    context = sheet_context(character, access, item_form=form)
     if request.htmx:
         return render(request, "characters/sheet.html#equipment", context)
     return render(request, "characters/sheet.html", context, status=400)
@@ -156,10 +194,11 @@ def item_add(request, pk: int):
 @login_required
 @require_POST
 def item_delete(request, pk: int, item_pk: int):
-    character = get_own_character(request, pk)
+    character, access = get_character(request, pk, Access.EDIT)
     get_object_or_404(Item, pk=item_pk, character=character).delete()
     if request.htmx:
-        return render(request, "characters/sheet.html#equipment", sheet_context(character))
+        context = sheet_context(character, access)
+        return render(request, "characters/sheet.html#equipment", context)
     return redirect(f"{character.get_absolute_url()}#equipment")
 
 
@@ -186,9 +225,22 @@ def odds_for(levels: dict[str, int], form: OddsForm) -> dict | None:
 
 @login_required
 def character_delete(request, pk: int):
-    character = get_own_character(request, pk)
+    character, _access = get_character(request, pk, Access.EDIT)
+    if character.owner_id != request.user.pk:
+        raise PermissionDenied  # a GM edits a player's character but never deletes it
     if request.method == "POST":
         character.delete()
         messages.success(request, _("%(name)s was deleted.") % {"name": character.name})
         return redirect("characters:list")
     return render(request, "characters/delete.html", {"character": character})
+
+
+@login_required
+@require_POST
+def character_gm_notes(request, pk: int):
+    """The GM's private notes on a character of their campaign."""
+    character, _access = get_character(request, pk, Access.GM)
+    character.gm_notes = request.POST.get("gm_notes", "")[:10_000]
+    character.save(update_fields=["gm_notes", "updated_at"])
+    messages.success(request, _("The notes were saved."))
+    return redirect(f"{character.get_absolute_url()}#gm-notes")

@@ -15,6 +15,12 @@ def pytest_configure(config):
     # WhiteNoise warns at start-up when STATIC_ROOT does not exist; tests serve static
     # files from the finders instead of a collectstatic run.
     Path(settings.STATIC_ROOT).mkdir(exist_ok=True)
+    # A fast hasher for the many test users. The production one stays listed, so users
+    # that log in to a real server process (site_server) can be given a real hash.
+    settings.PASSWORD_HASHERS = [
+        "django.contrib.auth.hashers.MD5PasswordHasher",
+        "django.contrib.auth.hashers.PBKDF2PasswordHasher",
+    ]
 
 
 @pytest.fixture(autouse=True)
@@ -61,3 +67,19 @@ def albert(alice):
 def alice_client(client, alice):
     client.force_login(alice)
     return client
+
+
+@pytest.fixture(scope="session")
+def site_server(django_db_setup, django_db_blocker, tmp_path_factory):
+    """The production stack (granian + aoristos_site.asgi router) in its own process, on the
+    test database, for tests of what only a real ASGI server does: live streams.
+
+    Data written by `transaction=True` tests is committed, so the server sees it. With
+    REDIS_URL set the server broadcasts through Redis, as a scaled-out site does.
+    """
+    from tests.servers import start_site_server
+
+    with django_db_blocker.unblock():
+        server = start_site_server(tmp_path_factory.mktemp("site-server"))
+    yield server
+    server.stop()

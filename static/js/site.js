@@ -12,3 +12,14 @@ document.addEventListener("click", (event) => {
   input.value = String(next);
   input.dispatchEvent(new Event("input", { bubbles: true }));
 });
+
+// The live table's connection state, so nobody trusts a page that stopped listening.
+function setLiveStatus(state) {
+  const status = document.getElementById("live-status");
+  if (!status) return;
+  status.dataset.state = state;
+  status.textContent = state === "live" ? status.dataset.live : status.dataset.lost;
+}
+document.addEventListener("htmx:after:sse:connection", () => setLiveStatus("live"));
+document.addEventListener("htmx:sse:error", () => setLiveStatus("lost"));
+document.addEventListener("htmx:sse:close", () => setLiveStatus("lost"));

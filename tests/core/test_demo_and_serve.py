@@ -13,6 +13,7 @@ from django.contrib.auth import authenticate, get_user_model
 from django.core.management import CommandError, call_command
 
 from characters.models import Character
+from core import network
 from core.demo import load_demo
 from core.management.commands import serve
 
@@ -160,7 +161,7 @@ def test_load_demo_command_prints_both_logins(tmp_path, settings):
 
 
 def test_lan_addresses_on_this_machine():
-    addresses = serve.lan_addresses()
+    addresses = network.lan_addresses()
     assert isinstance(addresses, list)
     assert all(isinstance(addr, str) for addr in addresses)
     assert not any(addr.startswith("127.") for addr in addresses)
@@ -183,40 +184,40 @@ def test_lan_addresses_from_ip_output(monkeypatch):
         calls.append(argv)
         return subprocess.CompletedProcess(argv, 0, stdout=IP_OUTPUT, stderr="")
 
-    monkeypatch.setattr(serve.shutil, "which", lambda name: "/usr/sbin/ip")
-    monkeypatch.setattr(serve.subprocess, "run", fake_run)
-    assert serve.lan_addresses() == ["192.168.1.23", "172.17.0.1"]
+    monkeypatch.setattr(network.shutil, "which", lambda name: "/usr/sbin/ip")
+    monkeypatch.setattr(network.subprocess, "run", fake_run)
+    assert network.lan_addresses() == ["192.168.1.23", "172.17.0.1"]
     assert len(calls) == 1
     assert calls[0][0] == "ip"
 
 
 def test_lan_addresses_with_empty_ip_output(monkeypatch):
-    monkeypatch.setattr(serve.shutil, "which", lambda name: "/usr/sbin/ip")
+    monkeypatch.setattr(network.shutil, "which", lambda name: "/usr/sbin/ip")
     monkeypatch.setattr(
-        serve.subprocess,
+        network.subprocess,
         "run",
         lambda argv, **kwargs: subprocess.CompletedProcess(argv, 1, stdout="", stderr="boom"),
     )
-    assert serve.lan_addresses() == []
+    assert network.lan_addresses() == []
 
 
 def test_lan_addresses_without_ip_uses_the_hostname(monkeypatch):
-    monkeypatch.setattr(serve.shutil, "which", lambda name: None)
+    monkeypatch.setattr(network.shutil, "which", lambda name: None)
     monkeypatch.setattr(
-        serve.socket,
+        network.socket,
         "gethostbyname_ex",
         lambda host: (host, [], ["127.0.1.1", "10.0.0.7", "127.0.0.1", "10.0.0.7", "10.0.0.8"]),
     )
-    assert serve.lan_addresses() == ["10.0.0.7", "10.0.0.8"]
+    assert network.lan_addresses() == ["10.0.0.7", "10.0.0.8"]
 
 
 def test_lan_addresses_without_ip_and_unresolvable_hostname(monkeypatch):
     def fail(host):
         raise OSError("no such host")
 
-    monkeypatch.setattr(serve.shutil, "which", lambda name: None)
-    monkeypatch.setattr(serve.socket, "gethostbyname_ex", fail)
-    assert serve.lan_addresses() == []
+    monkeypatch.setattr(network.shutil, "which", lambda name: None)
+    monkeypatch.setattr(network.socket, "gethostbyname_ex", fail)
+    assert network.lan_addresses() == []
 
 
 # --- serve: arguments (parsed only; handle() would exec a server) ----------------------------

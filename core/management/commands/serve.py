@@ -1,9 +1,6 @@
 """`make serve`: prepare the database and static files, then run granian on HOST:PORT."""
 
 import os
-import shutil
-import socket
-import subprocess
 import sys
 
 from django.conf import settings
@@ -11,22 +8,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
 from core.demo import load_demo
-
-
-def lan_addresses() -> list[str]:
-    """IPv4 addresses other devices on the LAN can reach, without sending any packet."""
-    found = []
-    if shutil.which("ip"):
-        out = subprocess.run(
-            ["ip", "-o", "-4", "addr", "show", "up"], capture_output=True, text=True, check=False
-        ).stdout
-        found = [line.split()[3].split("/")[0] for line in out.splitlines() if " inet " in line]
-    else:
-        try:
-            found = socket.gethostbyname_ex(socket.gethostname())[2]
-        except OSError:
-            found = []
-    return [addr for addr in dict.fromkeys(found) if not addr.startswith("127.")]
+from core.network import lan_addresses
 
 
 class Command(BaseCommand):

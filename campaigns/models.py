@@ -1,0 +1,118 @@
+import secrets
+
+from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+from django.urls import reverse
+from django.utils.translation import gettext_lazy as _
+
+from rules.aoristos import character as rules
+
+# Join codes are read aloud and typed on phones: no 0/O, 1/I/L.
+JOIN_CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
+JOIN_CODE_LENGTH = 6
+
+
+def new_join_code() -> str:
+    return "".join(secrets.choice(JOIN_CODE_ALPHABET) for _ in range(JOIN_CODE_LENGTH))
+
+
+def new_invite_token() -> str:
+    return secrets.token_urlsafe(24)
+
+
+class RuleSystem(models.TextChoices):
+    AORISTOS = "aoristos", "Aoristos"
+    PHOBIA = "phobia", "Phobia"
+    T10 = "t10", "T10"
+
+
+# Systems a campaign can be created with today; the others arrive in later issues.
+AVAILABLE_SYSTEMS = (RuleSystem.AORISTOS,)
+
+
+class Campaign(models.Model):
+    name = models.CharField(_("Name"), max_length=100)
+    rule_system = models.CharField(
+        _("Rule system"), max_length=20, choices=RuleSystem, default=RuleSystem.AORISTOS
+    )
+    starting_dp = models.PositiveSmallIntegerField(
+        _("Starting UP"),
+        default=rules.DEFAULT_DP_BUDGET,
+        validators=[MinValueValidator(0), MaxValueValidator(rules.MAX_DP_BUDGET)],
+    )
+    level_cap = models.PositiveSmallIntegerField(
+        _("Level cap"),
+        default=rules.DEFAULT_LEVEL_CAP,
+        validators=[MinValueValidator(0), MaxValueValidator(rules.MAX_LEVEL)],
+    )
+    gm = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="campaigns_run"
+    )
+    gm_notes = models.TextField(_("GM notes"), blank=True)
+    join_code = models.CharField(max_length=JOIN_CODE_LENGTH, unique=True, default=new_join_code)
+    invite_token = models.CharField(max_length=64, unique=True, default=new_invite_token)
+    # The last sequence number given to a live-table event; events count 1, 2, 3, ...
+    event_seq = models.PositiveBigIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name", "pk"]
+        verbose_name = _("campaign")
+        verbose_name_plural = _("campaigns")
+
+    def __str__(self):
+        return self.name
+
+    def get_absolute_url(self):
+        return reverse("campaigns:detail", args=[self.pk])
+
+
+class Membership(models.Model):
+    class Role(models.TextChoices):
+        GM = "gm", _("GM")
+        PLAYER = "player", _("Player")
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="memberships")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships"
+    )
+    role = models.CharField(max_length=10, choices=Role, default=Role.PLAYER)
+    # Seat order clockwise from the GM (seat 0); combat breaks initiative ties with it.
+    seat = models.PositiveSmallIntegerField(default=0)
+    joined_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["seat", "pk"]
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "user"], name="one_membership_per_user"),
+        ]
+
+    def __str__(self):
+        return f"{self.user} in {self.campaign} ({self.role})"
+
+    @property
+    def is_gm(self) -> bool:
+        return self.role == self.Role.GM
+
+
+class JournalEntry(models.Model):
+    """A session journal entry; the body is Markdown, rendered safely."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="journal")
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    title = models.CharField(_("Title"), max_length=200)
+    body = models.TextField(_("Text"), blank=True)
+    pinned = models.BooleanField(_("Pinned recap"), default=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        verbose_name = _("journal entry")
+        verbose_name_plural = _("journal entries")
+
+    def __str__(self):
+        return self.title

@@ -1,0 +1,16 @@
+"""Advancement URLs; included into the "characters" namespace (characters/urls.py).
+
+The campaign's awards page (``characters.advancement.campaign_awards``) is routed by
+campaigns/urls.py as ``campaigns:awards`` at /campaigns/<pk>/awards/.
+"""
+
+from django.urls import path
+
+from characters.advancement import advancement_page, award, spend, undo
+
+urlpatterns = [
+    path("<int:pk>/advancement/", advancement_page, name="advancement"),
+    path("<int:pk>/advancement/spend/", spend, name="spend"),
+    path("<int:pk>/advancement/undo/", undo, name="undo"),
+    path("<int:pk>/advancement/award/", award, name="award"),
+]

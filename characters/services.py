@@ -1,0 +1,190 @@
+"""Advancement through the UP ledger (p. 3): awards, spends and undoing the latest spend.
+
+Every change is one :class:`~characters.models.DpEntry`; a character's levels are its
+build plus its spends that were not undone, its saved UP the build's UP left plus the
+ledger's sum. These functions do not check who may act (the views ask
+``campaigns.access``); they keep the ledger consistent:
+
+- each call runs in one transaction and first locks the character's row
+  (``select_for_update``: a row lock on PostgreSQL; SQLite's IMMEDIATE transactions take
+  the write lock at BEGIN), so two spends at the same moment queue and the second sees
+  the first one's UP;
+- ``dp_before`` is read after the lock, ``dp_after = dp_before + amount``;
+- saved UP never go below 0 through a spend;
+- an award is a whole number of UP from 1 to 500 (``MAX_AWARD``) with a reason. Negative
+  corrections are not part of advancement: a wrong award is corrected by the GM in the
+  build (the UP budget) and explained in a new entry's reason, never by editing history.
+"""
+
+from django.db import transaction
+from django.utils.translation import gettext as _
+
+from campaigns.models import Campaign
+from characters.models import Character, DpEntry
+from characters.terms import TERMS
+from rules import RulesError
+from rules.aoristos import advancement
+from rules.aoristos import character as rules
+
+__all__ = [
+    "MAX_AWARD",
+    "MAX_REASON",
+    "AdvancementError",
+    "dp_award",
+    "dp_award_group",
+    "dp_spend",
+    "dp_undo_last_spend",
+    "level_cap_for",
+    "undoable_spend",
+]
+
+MAX_AWARD = rules.MAX_DP_BUDGET  # 500: as many UP as the largest build budget
+MAX_REASON = DpEntry._meta.get_field("reason").max_length
+
+
+class AdvancementError(Exception):
+    """A refused award, spend or undo; ``message`` is for the user, in their language."""
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+
+
+def level_cap_for(character: Character) -> int:
+    """The highest level a raise may reach: the campaign's cap in a campaign, else the
+    character's own (p. 3: level 5 is the realistic human maximum)."""
+    if character.campaign_id is not None:
+        return character.campaign.level_cap
+    return character.level_cap
+
+
+def undoable_spend(character: Character) -> DpEntry | None:
+    """The latest spend if it has not been undone; only that one may be undone."""
+    spend = character.ledger.filter(kind=DpEntry.Kind.SPEND).order_by("-pk").first()
+    if spend is None or DpEntry.objects.filter(undoes=spend).exists():
+        return None
+    return spend
+
+
+def _locked(character: Character) -> Character:
+    return Character.objects.select_for_update().get(pk=character.pk)
+
+
+def _check_award(amount: object, reason: object) -> tuple[int, str]:
+    if not isinstance(amount, int) or isinstance(amount, bool):
+        raise AdvancementError(_("The number of UP must be a whole number."))
+    if not 1 <= amount <= MAX_AWARD:
+        raise AdvancementError(
+            _("An award is from 1 to %(max)s UP, not %(amount)s.")
+            % {"max": MAX_AWARD, "amount": amount}
+        )
+    reason = reason.strip() if isinstance(reason, str) else ""
+    if not reason:
+        raise AdvancementError(_("Give a reason for the award."))
+    if len(reason) > MAX_REASON:
+        raise AdvancementError(
+            _("The reason may be at most %(max)s characters long.") % {"max": MAX_REASON}
+        )
+    return amount, reason
+
+
+def _award(character: Character, amount: int, reason: str, by) -> DpEntry:
+    dp_before = character.saved_dp()
+    return DpEntry.objects.create(
+        character=character,
+        kind=DpEntry.Kind.AWARD,
+        amount=amount,
+        reason=reason,
+        dp_before=dp_before,
+        dp_after=dp_before + amount,
+        created_by=by,
+    )
+
+
+def dp_award(*, character: Character, amount: int, reason: str, by) -> DpEntry:
+    """Give ``character`` ``amount`` UP (1..500) for ``reason`` (p. 3)."""
+    amount, reason = _check_award(amount, reason)
+    with transaction.atomic():
+        return _award(_locked(character), amount, reason, by)
+
+
+def dp_award_group(*, campaign: Campaign, amount: int, reason: str, by) -> list[DpEntry]:
+    """Give every character now in ``campaign`` ``amount`` UP for ``reason``; one entry each."""
+    amount, reason = _check_award(amount, reason)
+    with transaction.atomic():
+        # Lock in primary-key order, the same order every caller uses: no deadlocks.
+        characters = list(
+            Character.objects.select_for_update().filter(campaign=campaign).order_by("pk")
+        )
+        if not characters:
+            raise AdvancementError(_("The campaign has no characters to award."))
+        return [_award(character, amount, reason, by) for character in characters]
+
+
+def dp_spend(*, character: Character, key: str, by) -> DpEntry:
+    """Raise attribute or skill ``key`` one level at the book price (p. 3, 17)."""
+    try:
+        kind = advancement.raise_kind(key)
+    except RulesError:
+        raise AdvancementError(
+            _("There is no attribute or skill called “%(key)s”.") % {"key": key}
+        ) from None
+    with transaction.atomic():
+        character = _locked(character)
+        name = TERMS[key].swedish
+        level = character.levels()[key]
+        if level >= rules.MAX_LEVEL:
+            raise AdvancementError(
+                _("%(name)s is at level %(level)s, the highest there is.")
+                % {"name": name, "level": level}
+            )
+        cap = level_cap_for(character)
+        if level + 1 > cap:
+            raise AdvancementError(
+                _("%(name)s %(next)s would be above the level cap %(cap)s.")
+                % {"name": name, "next": level + 1, "cap": cap}
+            )
+        cost = advancement.raise_cost(kind, level)
+        dp_before = character.saved_dp()
+        if dp_before < cost:
+            raise AdvancementError(
+                _("%(name)s %(next)s costs %(cost)s UP; %(saved)s UP are saved.")
+                % {"name": name, "next": level + 1, "cost": cost, "saved": dp_before}
+            )
+        return DpEntry.objects.create(
+            character=character,
+            kind=DpEntry.Kind.SPEND,
+            amount=-cost,
+            key=key,
+            level_before=level,
+            level_after=level + 1,
+            dp_before=dp_before,
+            dp_after=dp_before - cost,
+            created_by=by,
+        )
+
+
+def dp_undo_last_spend(*, character: Character, by) -> DpEntry:
+    """Undo the latest spend: the level goes back down and its UP come back (p. 3).
+
+    Only the ledger's latest spend can be undone, and only once; earlier spends stay.
+    """
+    with transaction.atomic():
+        character = _locked(character)
+        spend = undoable_spend(character)
+        if spend is None:
+            raise AdvancementError(_("There is no spend to undo."))
+        level = character.levels()[spend.key]
+        dp_before = character.saved_dp()
+        return DpEntry.objects.create(
+            character=character,
+            kind=DpEntry.Kind.UNDO,
+            amount=-spend.amount,
+            key=spend.key,
+            level_before=level,
+            level_after=level - 1,
+            dp_before=dp_before,
+            dp_after=dp_before - spend.amount,
+            undoes=spend,
+            created_by=by,
+        )

@@ -1,0 +1,93 @@
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from characters.terms import label, short_label
+from rules import RulesError
+from rules.aoristos import character as rules
+from rules.aoristos import dice, success
+
+
+class RollForm(forms.Form):
+    """The dice tray: a free hand ("2B2T+1"), or a success test of a character's properties
+    (p. 5) with the GST as the default ST."""
+
+    MODE_HAND = "hand"
+    MODE_TEST = "test"
+
+    mode = forms.ChoiceField(
+        choices=[(MODE_TEST, _("Success test")), (MODE_HAND, _("Dice hand"))],
+        initial=MODE_TEST,
+        widget=forms.RadioSelect,
+    )
+    hand = forms.CharField(label=_("Hand"), max_length=40, required=False, initial="1B1T")
+    purpose = forms.ChoiceField(
+        label=_("Counts"),
+        required=False,
+        initial=dice.Purpose.TEST,
+        choices=[
+            (dice.Purpose.TEST, _("highest free dice (tests, attacks)")),
+            (dice.Purpose.STRESS, _("lowest free dice (stress)")),
+        ],
+    )
+    character = forms.TypedChoiceField(label=_("Character"), coerce=int, required=False)
+    properties = forms.MultipleChoiceField(
+        label=_("Properties in the TB"),
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        choices=[(key, label(key)) for key in rules.ATTRIBUTES + rules.SKILLS],
+    )
+    free = forms.IntegerField(label=_("Free dice (F)"), min_value=0, max_value=5, required=False)
+    forced = forms.IntegerField(
+        label=_("Forced dice (T)"), min_value=0, max_value=5, required=False
+    )
+    threshold = forms.IntegerField(label=_("ST"), min_value=0, max_value=999, required=False)
+    secret = forms.BooleanField(label=_("Secret roll (only you see it)"), required=False)
+
+    def __init__(self, *args, characters, can_roll_secretly: bool, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.characters = {c.pk: c for c in characters}
+        self.fields["character"].choices = [(c.pk, c.name) for c in characters]
+        if not can_roll_secretly:
+            del self.fields["secret"]
+
+    def clean_hand(self):
+        text = self.cleaned_data["hand"].strip()
+        if self.data.get("mode") != self.MODE_HAND:
+            return None
+        if not text:
+            raise forms.ValidationError(_("Write a dice hand, e.g. 2B2T+1."))
+        try:
+            return dice.parse_hand(text)
+        except RulesError as error:
+            raise forms.ValidationError(str(error)) from error
+
+    def clean(self):
+        cleaned = super().clean()
+        if cleaned.get("mode") == self.MODE_TEST:
+            pk = cleaned.get("character")
+            if pk is None or pk not in self.characters:
+                self.add_error("character", _("Choose a character to test."))
+            elif not cleaned.get("properties"):
+                self.add_error("properties", _("Choose the properties the test is of."))
+        return cleaned
+
+    def test(self):
+        """The chosen success test: (character, test_base, GST, threshold, hand, label)."""
+        data = self.cleaned_data
+        character = self.characters[data["character"]]
+        levels = character.levels()
+        load = character.load(levels)
+        levels["agility"] = load["agility"]  # tests use the effective RÖR under load (p. 5)
+        keys = data["properties"]
+        gst = success.base_threshold(len(keys))
+        threshold = gst if data.get("threshold") is None else data["threshold"]
+        hand = success.test_hand(free=data.get("free") or 0, forced=data.get("forced") or 0)
+        names = " + ".join(short_label(key) for key in keys)
+        return {
+            "character": character,
+            "test_base": sum(levels[key] for key in keys),
+            "gst": gst,
+            "threshold": threshold,
+            "hand": hand,
+            "label": names,
+        }

@@ -1,0 +1,57 @@
+from django.conf import settings
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+
+class RollEvent(models.Model):
+    """A roll at the live table, numbered per campaign so every page can tell if it missed one.
+
+    Every die is rolled on the server. A secret roll is the GM's alone: the others learn
+    only that it happened.
+    """
+
+    class Kind(models.TextChoices):
+        HAND = "hand", _("Dice hand")
+        TEST = "test", _("Success test")
+
+    campaign = models.ForeignKey(
+        "campaigns.Campaign", on_delete=models.CASCADE, related_name="roll_events"
+    )
+    seq = models.PositiveBigIntegerField()
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    character = models.ForeignKey(
+        "characters.Character",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    kind = models.CharField(max_length=10, choices=Kind)
+    label = models.CharField(max_length=200, blank=True)  # what was tested, e.g. "SIN + Vildmark"
+    hand = models.CharField(max_length=20)
+    dice = models.JSONField()
+    counted = models.JSONField()
+    result = models.IntegerField()
+    test_base = models.IntegerField(null=True, blank=True)
+    threshold = models.IntegerField(null=True, blank=True)
+    secret = models.BooleanField(default=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-seq"]
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "seq"], name="one_event_per_seq"),
+        ]
+
+    def __str__(self):
+        return f"#{self.seq} {self.hand} = {self.result}"
+
+    @property
+    def total(self) -> int | None:
+        return None if self.test_base is None else self.test_base + self.result
+
+    @property
+    def success(self) -> bool | None:
+        return None if self.threshold is None else self.total >= self.threshold

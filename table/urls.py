@@ -1,0 +1,13 @@
+from django.urls import path
+
+from table import views
+
+app_name = "table"
+urlpatterns = [
+    path("campaigns/<int:pk>/table/", views.table_page, name="page"),
+    path("campaigns/<int:pk>/table/roll/", views.roll, name="roll"),
+    path("campaigns/<int:pk>/table/odds/", views.odds, name="odds"),
+    path("campaigns/<int:pk>/table/history/", views.history, name="history"),
+    # Under /live/: the ASGI router keeps these on the event loop (aoristos_site/asgi.py).
+    path("live/campaigns/<int:pk>/events", views.events, name="events"),
+]

@@ -1,0 +1,218 @@
+"""The live stream, driven through the ASGI application that `make serve` runs.
+
+Each test opens /live/campaigns/<id>/events as a member would (session cookie), makes
+rolls from another thread as the page views do, and reads what the stream sends.
+"""
+
+import asyncio
+import contextlib
+import re
+
+import pytest
+from asgiref.sync import sync_to_async
+from asgiref.testing import ApplicationCommunicator
+from django.contrib.auth import SESSION_KEY
+from django.contrib.sessions.backends.db import SessionStore
+
+from aoristos_site.asgi import application
+from campaigns.models import Campaign
+from rules.aoristos import dice as hands
+from table import services
+from table.broadcast import LocalBroadcaster
+from table.models import RollEvent
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def session_cookie(user) -> str:
+    session = SessionStore()
+    session[SESSION_KEY] = str(user.pk)
+    session["_auth_user_backend"] = "django.contrib.auth.backends.ModelBackend"
+    session["_auth_user_hash"] = user.get_session_auth_hash()
+    session.create()
+    return session.session_key
+
+
+class Stream:
+    """One open event stream, read chunk by chunk."""
+
+    def __init__(self, user, campaign_id, *, after=None, last_event_id=None):
+        self.user = user
+        headers = [(b"host", b"testserver")]
+        if last_event_id is not None:
+            headers.append((b"last-event-id", str(last_event_id).encode()))
+        path = f"/live/campaigns/{campaign_id}/events"
+        query = f"after={after}" if after is not None else ""
+        self.scope = {
+            "type": "http",
+            "asgi": {"version": "3.0"},
+            "http_version": "1.1",
+            "method": "GET",
+            "scheme": "http",
+            "path": path,
+            "raw_path": path.encode(),
+            "query_string": query.encode(),
+            "root_path": "",
+            "headers": headers,
+            "client": ("127.0.0.1", 50000),
+            "server": ("testserver", 80),
+        }
+        self.text = ""
+        self.status = None
+
+    async def open(self):
+        if self.user is not None:
+            key = await sync_to_async(session_cookie)(self.user)
+            self.scope["headers"].append((b"cookie", f"sessionid={key}".encode()))
+        self.communicator = ApplicationCommunicator(application, self.scope)
+        await self.communicator.send_input({"type": "http.request", "body": b""})
+        start = await self.communicator.receive_output(timeout=10)
+        self.status = start["status"]
+        self.headers = {name.lower(): value for name, value in start["headers"]}
+        return self
+
+    async def read_until(self, pattern: str, timeout: float = 5) -> str:
+        deadline = asyncio.get_running_loop().time() + timeout
+        while not re.search(pattern, self.text):
+            left = deadline - asyncio.get_running_loop().time()
+            if left <= 0:
+                raise AssertionError(f"stream never showed {pattern!r}; got:\n{self.text}")
+            message = await self.communicator.receive_output(timeout=left)
+            self.text += message.get("body", b"").decode()
+            if not message.get("more_body", False):
+                break
+        return self.text
+
+    async def close(self):
+        await self.communicator.send_input({"type": "http.disconnect"})
+        with contextlib.suppress(asyncio.CancelledError, TimeoutError):
+            await self.communicator.wait(timeout=5)
+
+    def ids(self) -> list[int]:
+        return [int(x) for x in re.findall(r"^id: (\d+)$", self.text, re.M)]
+
+
+def roll(campaign, actor, hand="1B", **kwargs):
+    return sync_to_async(services.roll_record)(
+        campaign=campaign, actor=actor, hand=hands.parse_hand(hand), **kwargs
+    )
+
+
+def run(scenario):
+    asyncio.run(asyncio.wait_for(scenario(), timeout=30))
+
+
+def test_rolls_reach_an_open_stream_in_order(campaign, gm, alice):
+    async def scenario():
+        stream = await Stream(alice, campaign.pk, after=0).open()
+        assert stream.status == 200
+        assert stream.headers[b"content-type"] == b"text/event-stream"
+        await stream.read_until(r"retry: ")
+        await roll(campaign, gm, "2B")
+        await roll(campaign, alice, "1B1F", label="Klättring")
+        await stream.read_until(r"id: 2\n")
+        assert stream.ids() == [1, 2]
+        assert 'id="roll-1"' in stream.text
+        assert "Klättring" in stream.text
+        await stream.close()
+
+    run(scenario)
+
+
+def test_a_secret_roll_reaches_players_without_its_dice(campaign, gm, alice):
+    async def scenario():
+        player = await Stream(alice, campaign.pk, after=0).open()
+        master = await Stream(gm, campaign.pk, after=0).open()
+        await roll(campaign, gm, "2B+13", label="Fällan", secret=True)
+        await player.read_until(r"id: 1\n")
+        await master.read_until(r"id: 1\n")
+        assert "Fällan" in master.text
+        assert "2B+13" in master.text
+        assert "Fällan" not in player.text
+        assert "2B+13" not in player.text
+        assert 'class="die' not in player.text
+        assert 'id="roll-1"' in player.text
+        await player.close()
+        await master.close()
+
+    run(scenario)
+
+
+def test_a_reconnecting_page_catches_up_in_order_without_duplicates(campaign, gm, alice):
+    async def scenario():
+        for _ in range(4):
+            await roll(campaign, gm)
+        # The page had seen #2 when it lost the connection; htmx resends Last-Event-ID.
+        stream = await Stream(alice, campaign.pk, after=0, last_event_id=2).open()
+        await stream.read_until(r"id: 4\n")
+        await roll(campaign, gm)
+        await stream.read_until(r"id: 5\n")
+        assert stream.ids() == [3, 4, 5]
+        await stream.close()
+
+    run(scenario)
+
+
+def test_a_missed_broadcast_is_filled_from_the_database(campaign, gm, alice):
+    """An event the broadcaster never delivered (here: stored without a publish) is still
+    shown, in order, as soon as a later event reveals the gap."""
+
+    def store_silently():
+        seq = services.next_seq(campaign.pk)
+        RollEvent.objects.create(
+            campaign=campaign,
+            seq=seq,
+            actor=gm,
+            kind="hand",
+            hand="1B",
+            dice=[6],
+            counted=[6],
+            result=6,
+        )
+
+    async def scenario():
+        stream = await Stream(alice, campaign.pk, after=0).open()
+        await stream.read_until(r"retry: ")
+        await sync_to_async(store_silently)()
+        await roll(campaign, gm)
+        await stream.read_until(r"id: 2\n")
+        assert stream.ids() == [1, 2]
+        await stream.close()
+
+    run(scenario)
+
+
+@pytest.mark.parametrize("who", ["anonymous", "outsider"])
+def test_non_members_get_no_stream(campaign, make_user, who):
+    user = None if who == "anonymous" else make_user("utomstående")
+
+    async def scenario():
+        stream = await Stream(user, campaign.pk).open()
+        assert stream.status == 404
+        assert "roll-" not in await stream.read_until(r"", timeout=1)
+
+    run(scenario)
+
+
+def test_a_subscriber_that_falls_behind_is_marked_not_dropped():
+    async def scenario():
+        broadcaster = LocalBroadcaster()
+        subscription = broadcaster.subscribe(7)
+        for seq in range(1, 106):
+            broadcaster.publish(7, {"seq": seq})
+        await asyncio.sleep(0.05)
+        assert subscription.overflowed
+        assert (await subscription.get())["seq"] == 1
+        subscription.close()
+        assert broadcaster.subscriber_count(7) == 0
+
+    run(scenario)
+
+
+def test_campaign_sequence_survives_in_the_database(campaign, gm):
+    async def scenario():
+        await roll(campaign, gm)
+        await roll(campaign, gm)
+
+    run(scenario)
+    assert Campaign.objects.get(pk=campaign.pk).event_seq == 2
