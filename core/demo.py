@@ -1,4 +1,5 @@
-"""Demo data for a new table: a GM, a player, and Albert from the rule text (p. 2)."""
+"""Demo data for a new table: a GM, a player, a campaign they share, and Albert from the
+rule text (p. 2) playing in it."""
 
 import json
 import os
@@ -8,9 +9,12 @@ from pathlib import Path
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
+from campaigns.models import Campaign
+from campaigns.services import campaign_create, campaign_join
 from characters.models import Character
 
 DEMO_USERS = ("demo-sl", "demo-spelare")  # the GM (spelledare) and a player
+DEMO_CAMPAIGN = "Demokampanjen"
 ALBERT = {
     "name": "Albert",
     "concept": "Hårdkokt modern livvakt",
@@ -36,9 +40,14 @@ def load_demo(credentials_file: Path) -> dict[str, str]:
                 passwords[username] = secrets.token_urlsafe(8)
                 user.set_password(passwords[username])
                 user.save()
+        gm = User.objects.get(username="demo-sl")
         player = User.objects.get(username="demo-spelare")
+        campaign = Campaign.objects.filter(gm=gm, name=DEMO_CAMPAIGN).first()
+        if campaign is None:
+            campaign = campaign_create(gm=gm, name=DEMO_CAMPAIGN)
+        campaign_join(campaign=campaign, user=player)
         if not player.characters.filter(name=ALBERT["name"]).exists():
-            Character.objects.create(owner=player, **ALBERT)
+            Character.objects.create(owner=player, campaign=campaign, **ALBERT)
     # Created owner-only from the start: the file holds plaintext passwords.
     fd = os.open(credentials_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w") as f:

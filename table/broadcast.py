@@ -84,11 +84,21 @@ class LocalBroadcaster:
         frozen = MappingProxyType(dict(payload))
         with self._lock:
             subscribers = list(self._subscribers.get(campaign_id, ()))
+        by_loop: dict[asyncio.AbstractEventLoop, list[Subscription]] = defaultdict(list)
         for subscription in subscribers:
+            by_loop[subscription.loop].append(subscription)
+        # One wake-up per event loop (one in a server process), not one per stream.
+        for loop, group in by_loop.items():
             try:
-                subscription.loop.call_soon_threadsafe(subscription.offer, frozen)
-            except RuntimeError:  # its loop has closed: the stream is gone
-                self.unsubscribe(subscription)
+                loop.call_soon_threadsafe(offer_all, group, frozen)
+            except RuntimeError:  # that loop has closed: its streams are gone
+                for subscription in group:
+                    self.unsubscribe(subscription)
+
+
+def offer_all(subscriptions: list[Subscription], payload) -> None:
+    for subscription in subscriptions:
+        subscription.offer(payload)
 
 
 class RedisBroadcaster(LocalBroadcaster):
@@ -105,7 +115,11 @@ class RedisBroadcaster(LocalBroadcaster):
         self._ready: asyncio.Event | None = None
 
     def publish(self, campaign_id: int, payload: dict) -> None:
-        self._publisher.publish(f"{CHANNEL_PREFIX}{campaign_id}", json.dumps(payload))
+        try:
+            self._publisher.publish(f"{CHANNEL_PREFIX}{campaign_id}", json.dumps(payload))
+        except Exception:  # the roll is stored; pages get it on their next catch-up
+            log.exception("could not publish to Redis; delivering in this process only")
+            self.deliver(campaign_id, payload)
 
     def subscribe(self, campaign_id: int) -> Subscription:
         subscription = super().subscribe(campaign_id)

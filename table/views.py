@@ -17,6 +17,7 @@ from table.broadcast import get_broadcaster
 from table.forms import RollForm
 
 KEEPALIVE_SECONDS = 15
+CATCH_UP_BATCH = 200
 
 
 def rollable_characters(campaign, membership):
@@ -163,6 +164,8 @@ async def events(request, pk: int):
     after = last_event_id(request)
     broadcaster = get_broadcaster()
 
+    fetch = sync_to_async(services.events_after)
+
     async def stream():
         nonlocal after
         subscription = broadcaster.subscribe(pk)  # before catching up: nothing falls between
@@ -170,7 +173,7 @@ async def events(request, pk: int):
             if hasattr(broadcaster, "ready"):
                 await broadcaster.ready()
             yield "retry: 1000\n\n"
-            pending = await sync_to_async(services.events_after)(pk, after, is_gm=is_gm)
+            pending = await fetch(pk, after, is_gm=is_gm, limit=CATCH_UP_BATCH)
             while True:
                 for message in pending:
                     if message["seq"] > after:
@@ -178,6 +181,9 @@ async def events(request, pk: int):
                         yield sse_message(
                             render_roll(message, is_gm=is_gm, language=language), after
                         )
+                if len(pending) == CATCH_UP_BATCH:  # a long absence: fetch the next batch
+                    pending = await fetch(pk, after, is_gm=is_gm, limit=CATCH_UP_BATCH)
+                    continue
                 try:
                     message = await asyncio.wait_for(subscription.get(), KEEPALIVE_SECONDS)
                 except TimeoutError:
@@ -186,7 +192,7 @@ async def events(request, pk: int):
                     continue
                 if subscription.overflowed or message["seq"] > after + 1:
                     subscription.overflowed = False
-                    pending = await sync_to_async(services.events_after)(pk, after, is_gm=is_gm)
+                    pending = await fetch(pk, after, is_gm=is_gm, limit=CATCH_UP_BATCH)
                 else:
                     pending = [services.visible(message, is_gm=is_gm)]
         finally:

@@ -9,6 +9,7 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
+from django.conf import settings
 from django.db import connection
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -45,8 +46,13 @@ class SiteServer:
 
 def start_site_server(workdir: Path) -> SiteServer:
     port = free_port()
+    # The same secret key, so sessions made by the tests are valid on the server.
     env = dict(
-        os.environ, DATA_DIR=str(workdir), STATIC_ROOT=str(workdir / "static"), **database_env()
+        os.environ,
+        DATA_DIR=str(workdir),
+        STATIC_ROOT=str(workdir / "static"),
+        SECRET_KEY=settings.SECRET_KEY,
+        **database_env(),
     )
     env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
     # As `make serve` does: hashed, compressed static files for whitenoise.

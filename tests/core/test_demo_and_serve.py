@@ -12,6 +12,7 @@ import pytest
 from django.contrib.auth import authenticate, get_user_model
 from django.core.management import CommandError, call_command
 
+from campaigns.models import Campaign
 from characters.models import Character
 from core import network
 from core.demo import load_demo
@@ -137,6 +138,8 @@ def test_load_demo_recreates_a_deleted_demo_user(tmp_path):
     assert second["demo-sl"] == first["demo-sl"]
     assert authenticate(username="demo-spelare", password=second["demo-spelare"]) is not None
     assert Character.objects.get(name="Albert").owner.username == "demo-spelare"
+    assert Campaign.objects.count() == 1
+    assert Character.objects.get(name="Albert").campaign.memberships.count() == 2
 
 
 @pytest.mark.django_db

@@ -216,3 +216,19 @@ def test_campaign_sequence_survives_in_the_database(campaign, gm):
 
     run(scenario)
     assert Campaign.objects.get(pk=campaign.pk).event_seq == 2
+
+
+def test_a_long_absence_is_caught_up_in_batches(campaign, gm, alice, monkeypatch):
+    from table import views
+
+    monkeypatch.setattr(views, "CATCH_UP_BATCH", 3)
+
+    async def scenario():
+        for _ in range(7):
+            await roll(campaign, gm)
+        stream = await Stream(alice, campaign.pk, after=0).open()
+        await stream.read_until(r"id: 7\n")
+        assert stream.ids() == [1, 2, 3, 4, 5, 6, 7]
+        await stream.close()
+
+    run(scenario)

@@ -26,7 +26,9 @@ class Command(BaseCommand):
         out.write(self.style.SUCCESS("Aoristos Table is starting."))
         if not no_demo:
             logins = load_demo(settings.DATA_DIR / "demo-logins.json")
-            out.write("Demo logins (the GM is demo-sl; Albert belongs to demo-spelare):")
+            out.write(
+                "Demo logins (demo-sl is the GM of Demokampanjen; demo-spelare plays Albert):"
+            )
             for username, password in logins.items():
                 out.write(f"  {username:<14} {password}")
         out.write("Open on this computer:   " + f"http://localhost:{port}/")
