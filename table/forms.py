@@ -36,9 +36,11 @@ class RollForm(forms.Form):
         widget=forms.CheckboxSelectMultiple,
         choices=[(key, label(key)) for key in rules.ATTRIBUTES + rules.SKILLS],
     )
-    free = forms.IntegerField(label=_("Free dice (F)"), min_value=0, max_value=5, required=False)
+    free = forms.IntegerField(
+        label=_("Free dice (F)"), min_value=0, max_value=5, required=False, initial=0
+    )
     forced = forms.IntegerField(
-        label=_("Forced dice (T)"), min_value=0, max_value=5, required=False
+        label=_("Forced dice (T)"), min_value=0, max_value=5, required=False, initial=0
     )
     threshold = forms.IntegerField(label=_("ST"), min_value=0, max_value=999, required=False)
     secret = forms.BooleanField(label=_("Secret roll (only you see it)"), required=False)
