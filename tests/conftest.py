@@ -57,6 +57,29 @@ def bob(make_user):
 
 
 @pytest.fixture
+def gm(make_user):
+    """The GM of `campaign`."""
+    return make_user("gunnar")
+
+
+@pytest.fixture
+def outsider(make_user):
+    """A user in no campaign of the others."""
+    return make_user("olle")
+
+
+@pytest.fixture
+def campaign(gm, alice, bob):
+    """A campaign run by `gm`, with Alice and Bob as players (seats 1 and 2)."""
+    from campaigns.services import campaign_create, campaign_join
+
+    campaign = campaign_create(gm=gm, name="Mörkrets hjärta")
+    campaign_join(campaign=campaign, user=alice)
+    campaign_join(campaign=campaign, user=bob)
+    return campaign
+
+
+@pytest.fixture
 def albert(alice):
     return Character.objects.create(
         owner=alice, name="Albert", concept="Hårdkokt livvakt", attributes=ALBERT_ATTRIBUTES

@@ -11,7 +11,7 @@ from django.utils import timezone
 from campaigns import journal as journal_views
 from campaigns.markdown import render_markdown
 from campaigns.models import JournalEntry
-from campaigns.services import campaign_create, campaign_join
+from campaigns.services import campaign_create
 
 pytestmark = pytest.mark.django_db
 
@@ -20,30 +20,6 @@ TAG_WITH_HANDLER = re.compile(r"<[^>]*\son\w+\s*=", re.IGNORECASE)
 LIVE_BAD_HREF = re.compile(
     r"""<[^>]*\s(href|src)\s*=\s*["']?\s*(javascript|vbscript|data|file):""", re.IGNORECASE
 )
-
-
-@pytest.fixture(autouse=True)
-def _fast_passwords(settings):
-    # Users here only log in with force_login; the default hasher would dominate the run.
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
-@pytest.fixture
-def gm(make_user):
-    return make_user("gunnar")
-
-
-@pytest.fixture
-def outsider(make_user):
-    return make_user("olle")
-
-
-@pytest.fixture
-def campaign(gm, alice, bob):
-    campaign = campaign_create(gm=gm, name="Mörkrets hjärta")
-    campaign_join(campaign=campaign, user=alice)
-    campaign_join(campaign=campaign, user=bob)
-    return campaign
 
 
 def url(campaign, name="journal", entry=None):

@@ -1,6 +1,5 @@
 import pytest
 
-from campaigns.services import campaign_create, campaign_join
 from characters.models import Character
 from table import services
 from tests.conftest import ALBERT_ATTRIBUTES
@@ -23,19 +22,6 @@ def dice(monkeypatch):
     scripted = ScriptedDice()
     monkeypatch.setattr(services, "rng", scripted)
     return scripted
-
-
-@pytest.fixture
-def gm(make_user):
-    return make_user("spelledaren")
-
-
-@pytest.fixture
-def campaign(gm, alice, bob):
-    campaign = campaign_create(gm=gm, name="Nattens kant")
-    campaign_join(campaign=campaign, user=alice)
-    campaign_join(campaign=campaign, user=bob)
-    return campaign
 
 
 @pytest.fixture
