@@ -18,5 +18,6 @@ urlpatterns = [
     path("admin/", admin.site.urls),
 ]
 
+handler403 = "core.views.forbidden"
 handler404 = "core.views.not_found"
 handler500 = "core.views.server_error"

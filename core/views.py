@@ -1,6 +1,7 @@
 from django.contrib.auth import login
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET
 
 from core.forms import SignupForm
@@ -17,15 +18,33 @@ def healthz(request):
     return HttpResponse("ok", content_type="text/plain")
 
 
+def safe_next(request) -> str:
+    """Where to go after signing up: ?next= (e.g. an invitation link) if it is our own."""
+    target = request.POST.get("next") or request.GET.get("next") or ""
+    allowed = url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    )
+    return target if allowed else ""
+
+
 def signup(request):
+    next_url = safe_next(request)
     if request.user.is_authenticated:
-        return redirect("characters:list")
+        return redirect(next_url or "characters:list")
     form = SignupForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         user = form.save()
         login(request, user)
-        return redirect("characters:list")
-    return render(request, "registration/signup.html", {"form": form})
+        return redirect(next_url or "characters:list")
+    status = 400 if form.is_bound else 200
+    context = {"form": form, "next": next_url}
+    return render(request, "registration/signup.html", context, status=status)
+
+
+def forbidden(request, exception=None):
+    if request.path.startswith("/api/"):
+        return HttpResponse('{"error": "forbidden"}', status=403, content_type="application/json")
+    return render(request, "403.html", status=403)
 
 
 def not_found(request, exception=None):

@@ -23,3 +23,9 @@ function setLiveStatus(state) {
 document.addEventListener("htmx:after:sse:connection", () => setLiveStatus("live"));
 document.addEventListener("htmx:sse:error", () => setLiveStatus("lost"));
 document.addEventListener("htmx:sse:close", () => setLiveStatus("lost"));
+
+// Forms that change something hard to undo ask first: <form data-confirm="Sure?">.
+document.addEventListener("submit", (event) => {
+  const message = event.target.dataset?.confirm;
+  if (message && !window.confirm(message)) event.preventDefault();
+}, true);

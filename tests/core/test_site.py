@@ -128,7 +128,7 @@ def test_signup_with_mismatched_passwords_shows_an_error_and_keeps_the_username(
         reverse("signup"),
         {"username": "nyspelare", "password1": password, "password2": password + "x"},
     )
-    assert response.status_code == 200
+    assert response.status_code == 400  # refused, like every invalid form here
     assert "password2" in response.context["form"].errors
     page = response.content.decode()
     assert 'value="nyspelare"' in page
@@ -142,7 +142,7 @@ def test_signup_with_a_taken_username_is_refused(client, alice, password):
     response = client.post(
         reverse("signup"), {"username": "alice", "password1": password, "password2": password}
     )
-    assert response.status_code == 200
+    assert response.status_code == 400
     assert "username" in response.context["form"].errors
     assert get_user_model().objects.filter(username="alice").count() == 1
 
@@ -330,3 +330,44 @@ def test_envbool_unset_or_empty_gives_the_default(monkeypatch, default):
     assert site_settings.envbool("AORISTOS_TEST_FLAG", default) is default
     monkeypatch.setenv("AORISTOS_TEST_FLAG", "")
     assert site_settings.envbool("AORISTOS_TEST_FLAG", default) is default
+
+
+@pytest.mark.django_db
+def test_signup_from_an_invitation_returns_to_it(client, password):
+    target = "/campaigns/join/abc123/"
+    page = client.get(reverse("signup"), {"next": target}).content.decode()
+    assert 'name="next" value="/campaigns/join/abc123/"' in page
+    response = client.post(
+        reverse("signup"),
+        {"username": "ny", "password1": password, "password2": password, "next": target},
+    )
+    assert response.status_code == 302
+    assert response.url == target
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("target", ["https://evil.example/", "//evil.example/x", "javascript:x"])
+def test_signup_never_redirects_off_site(client, password, target):
+    response = client.post(
+        reverse("signup"),
+        {"username": "ny", "password1": password, "password2": password, "next": target},
+    )
+    assert response.status_code == 302
+    assert response.url == reverse("characters:list")
+
+
+@pytest.mark.django_db
+def test_forbidden_is_the_sites_own_page(client, alice, bob, albert):
+    from campaigns.services import campaign_create, campaign_join
+
+    campaign = campaign_create(gm=bob, name="K")
+    albert.campaign = campaign
+    albert.save()
+    other = get_user_model().objects.create_user("tredje", password="x")
+    campaign_join(campaign=campaign, user=other)
+    client.force_login(other)
+    response = client.get(reverse("characters:edit", args=[albert.pk]))
+    assert response.status_code == 403
+    html = response.content.decode()
+    assert 'lang="sv"' in html
+    assert 'name="viewport"' in html
