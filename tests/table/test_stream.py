@@ -13,6 +13,7 @@ from asgiref.sync import sync_to_async
 from asgiref.testing import ApplicationCommunicator
 from django.contrib.auth import SESSION_KEY
 from django.contrib.sessions.backends.db import SessionStore
+from django.db import connections
 
 from aoristos_site.asgi import application
 from campaigns.models import Campaign
@@ -99,7 +100,15 @@ def roll(campaign, actor, hand="1B", **kwargs):
 
 
 def run(scenario):
-    asyncio.run(asyncio.wait_for(scenario(), timeout=30))
+    async def scenario_then_close():
+        try:
+            await asyncio.wait_for(scenario(), timeout=30)
+        finally:
+            # The stream's database work ran in a worker thread; close its connection so
+            # the test database can be dropped at the end (PostgreSQL refuses otherwise).
+            await sync_to_async(connections.close_all)()
+
+    asyncio.run(scenario_then_close())
 
 
 def test_rolls_reach_an_open_stream_in_order(campaign, gm, alice):
