@@ -29,12 +29,6 @@ from tests.conftest import ALBERT_ATTRIBUTES
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture(autouse=True)
-def fast_passwords(settings):
-    """Clients log in with force_login; nothing here needs a slow password hash."""
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 # --- people and places ---------------------------------------------------------------------
 
 
