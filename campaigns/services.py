@@ -4,7 +4,7 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils.translation import gettext as _
 
-from campaigns.models import Campaign, Membership
+from campaigns.models import Campaign, Membership, new_invite_token, new_join_code
 from characters.models import Character
 
 
@@ -17,6 +17,13 @@ def campaign_create(*, gm, **fields) -> Campaign:
     campaign = Campaign.objects.create(gm=gm, **fields)
     Membership.objects.create(campaign=campaign, user=gm, role=Membership.Role.GM, seat=0)
     return campaign
+
+
+def invitation_renew(*, campaign: Campaign) -> None:
+    """A new join code and invitation link; the old ones stop working."""
+    campaign.join_code = new_join_code()
+    campaign.invite_token = new_invite_token()
+    campaign.save(update_fields=["join_code", "invite_token"])
 
 
 @transaction.atomic

@@ -12,6 +12,7 @@ urlpatterns = [
     path("<int:pk>/", views.campaign_detail, name="detail"),
     path("<int:pk>/edit/", views.campaign_edit, name="edit"),
     path("<int:pk>/invite.svg", views.invite_qr, name="invite_qr"),
+    path("<int:pk>/invite/renew/", views.invite_renew, name="invite_renew"),
     path("<int:pk>/notes/", views.gm_notes, name="gm_notes"),
     path("<int:pk>/characters/", views.character_bring, name="character_bring"),
     path("<int:pk>/members/<int:member_pk>/remove/", views.member_remove, name="member_remove"),

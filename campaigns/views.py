@@ -81,6 +81,16 @@ def invite_qr(request, pk: int):
     return HttpResponse(image.to_string(), content_type="image/svg+xml")
 
 
+@login_required
+@require_POST
+def invite_renew(request, pk: int):
+    """New join code and link; the old ones stop working (a link that went too far)."""
+    campaign, _membership = get_campaign(request, pk, gm=True)
+    services.invitation_renew(campaign=campaign)
+    messages.success(request, _("The campaign has a new join code and link."))
+    return redirect(campaign)
+
+
 def join(request, token: str):
     """The invitation link: shows the campaign and asks to join (login first if needed)."""
     campaign = get_object_or_404(Campaign, invite_token=token)

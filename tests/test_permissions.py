@@ -44,6 +44,7 @@ CASES = [
     ("get", "campaigns:edit", "c", None, GM_ONLY),
     ("post", "campaigns:edit", "c", {"name": "Ny", "starting_dp": 33, "level_cap": 5}, GM_ONLY),
     ("get", "campaigns:invite_qr", "c", None, GM_ONLY),
+    ("post", "campaigns:invite_renew", "c", {}, GM_ONLY),
     ("post", "campaigns:gm_notes", "c", {"gm_notes": "hemligt"}, GM_ONLY),
     ("post", "campaigns:member_remove", "cm", {}, GM_ONLY),
     ("post", "campaigns:seat_move", "cm", {"direction": "up"}, GM_ONLY),
@@ -120,3 +121,19 @@ def test_removing_a_player_detaches_but_keeps_their_characters(client, world):
     client.force_login(users["player"])
     assert client.get(reverse("campaigns:detail", args=[ids["c"]])).status_code == 404
     assert client.get(reverse("characters:sheet", args=[ids["x"]])).status_code == 200
+
+
+def test_a_renewed_invitation_retires_the_old_code_and_link(client, world, make_user):
+    users, ids = world
+    campaign = Membership.objects.get(user=users["gm"]).campaign
+    old_code, old_token = campaign.join_code, campaign.invite_token
+    client.force_login(users["gm"])
+    client.post(reverse("campaigns:invite_renew", args=[ids["c"]]))
+    campaign.refresh_from_db()
+    assert campaign.join_code != old_code
+    assert campaign.invite_token != old_token
+    client.force_login(make_user("sen"))
+    assert client.get(reverse("campaigns:join", args=[old_token])).status_code == 404
+    response = client.post(reverse("campaigns:join_code"), {"code": old_code})
+    assert response.status_code == 400
+    assert client.get(reverse("campaigns:join", args=[campaign.invite_token])).status_code == 200
