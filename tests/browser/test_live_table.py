@@ -1,6 +1,7 @@
 """Two people at one table, each on their own device, against the real server process."""
 
 import re
+import time
 
 import pytest
 from django.contrib.auth.hashers import make_password
@@ -61,10 +62,12 @@ def test_rolls_appear_live_on_every_page_and_secret_dice_stay_with_the_gm(
     expect(player.get_by_test_id("odds-gst")).to_have_text("8")
     expect(player.get_by_test_id("odds-percent")).to_have_text("44,4 %")
     shot(player, "1-player-before-rolling")
+    started = time.monotonic()
     player.get_by_role("button", name=re.compile("^(Slå|Roll)$")).click()
 
     # It appears on the GM's page without a reload, and on the player's own.
     expect(gm.locator("#roll-1")).to_contain_text("SIN + Vildmark", timeout=LIVE)
+    print(f"roll seen on the GM's page {time.monotonic() - started:.3f} s after the click")
     expect(player.locator("#roll-1")).to_contain_text("Albert", timeout=LIVE)
     shot(gm, "2-gm-sees-player-roll")
 
