@@ -10,13 +10,15 @@ from django.utils import translation
 from django.views.decorators.http import require_POST
 
 from campaigns.access import get_campaign, membership_of
-from campaigns.models import Campaign
+from campaigns.models import Campaign, Membership
 from rules.aoristos import dice, success
 from table import services
 from table.broadcast import get_broadcaster
 from table.forms import RollForm
 
 KEEPALIVE_SECONDS = 15
+# A removed member's stream ends at the next event or keep-alive after this long.
+MEMBERSHIP_RECHECK_SECONDS = 1.0
 CATCH_UP_BATCH = 200
 
 
@@ -165,9 +167,12 @@ async def events(request, pk: int):
     broadcaster = get_broadcaster()
 
     fetch = sync_to_async(services.events_after)
+    still_member = Membership.objects.filter(pk=membership.pk).aexists
 
     async def stream():
         nonlocal after
+        loop = asyncio.get_running_loop()
+        checked_at = loop.time()
         subscription = broadcaster.subscribe(pk)  # before catching up: nothing falls between
         try:
             if hasattr(broadcaster, "ready"):
@@ -187,9 +192,17 @@ async def events(request, pk: int):
                 try:
                     message = await asyncio.wait_for(subscription.get(), KEEPALIVE_SECONDS)
                 except TimeoutError:
+                    # A quiet moment: end the stream of someone who left the campaign
+                    # (their reconnect then gets 404), else keep the connection alive.
+                    if not await still_member():
+                        return
                     yield ": keep-alive\n\n"
                     pending = []
                     continue
+                if loop.time() - checked_at > MEMBERSHIP_RECHECK_SECONDS:
+                    checked_at = loop.time()
+                    if not await still_member():
+                        return
                 if subscription.overflowed or message["seq"] > after + 1:
                     subscription.overflowed = False
                     pending = await fetch(pk, after, is_gm=is_gm, limit=CATCH_UP_BATCH)

@@ -17,6 +17,9 @@ def pytest_configure(config):
     Path(settings.STATIC_ROOT).mkdir(exist_ok=True)
     # A fast hasher for the many test users. The production one stays listed, so users
     # that log in to a real server process (site_server) can be given a real hash.
+    # Streams run their database work in per-request threads; close those connections at
+    # the end of each request, so PostgreSQL can drop the test database afterwards.
+    settings.DATABASES["default"]["CONN_MAX_AGE"] = 0
     settings.PASSWORD_HASHERS = [
         "django.contrib.auth.hashers.MD5PasswordHasher",
         "django.contrib.auth.hashers.PBKDF2PasswordHasher",

@@ -241,3 +241,28 @@ def test_a_long_absence_is_caught_up_in_batches(campaign, gm, alice, monkeypatch
         await stream.close()
 
     run(scenario)
+
+
+def test_the_stream_of_a_removed_player_ends(campaign, gm, alice, monkeypatch):
+    from campaigns.models import Membership
+    from campaigns.services import member_remove
+    from table import views
+
+    monkeypatch.setattr(views, "KEEPALIVE_SECONDS", 0.2)
+    monkeypatch.setattr(views, "MEMBERSHIP_RECHECK_SECONDS", 0.1)
+
+    async def scenario():
+        stream = await Stream(alice, campaign.pk, after=0).open()
+        await stream.read_until(r": keep-alive")
+        seat = await Membership.objects.aget(campaign=campaign, user=alice)
+        await sync_to_async(member_remove)(campaign=campaign, membership=seat)
+        await roll(campaign, gm, label="Efter borttagningen")
+        ended = await stream.communicator.receive_output(timeout=5)
+        while ended.get("more_body", False):
+            stream.text += ended.get("body", b"").decode()
+            ended = await stream.communicator.receive_output(timeout=5)
+        assert not ended.get("more_body", False)
+        assert "Efter borttagningen" not in stream.text
+        await stream.close()
+
+    run(scenario)
