@@ -26,6 +26,10 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from core.serving import granian_command  # noqa: E402
+
 STACKS = {
     "baseline (granian wsgi)": ("wsgi", "aoristos_site.wsgi:application"),
     "router (make serve)": ("asginl", "aoristos_site.asgi:application"),
@@ -81,26 +85,14 @@ def main() -> int:
     subprocess.run(
         [python, "manage.py", "collectstatic", "--noinput", "-v0"], cwd=ROOT, env=env, check=True
     )
-    granian = str(Path(python).parent / "granian")
     servers, ports = {}, {}
     try:
         for name, (interface, target) in STACKS.items():
             ports[name] = free_port()
             servers[name] = subprocess.Popen(
-                [
-                    granian,
-                    "--interface",
-                    interface,
-                    "--host",
-                    "127.0.0.1",
-                    "--port",
-                    str(ports[name]),
-                    "--workers",
-                    "1",
-                    "--log-level",
-                    "error",
-                    target,
-                ],
+                granian_command(
+                    "127.0.0.1", ports[name], interface=interface, target=target, log_level="error"
+                ),
                 cwd=ROOT,
                 env=env,
                 stdout=subprocess.DEVNULL,

@@ -91,10 +91,10 @@ class Character(models.Model):
         levels = levels or self.levels()
         return rules.secondary({key: levels[key] for key in rules.ATTRIBUTES})
 
-    def saved_dp(self) -> int:
+    def saved_dp(self, report: rules.BuildReport | None = None) -> int:
         """UP kept for later development: the build's UP left plus the ledger's sum."""
         ledger_sum = self.ledger.aggregate(total=models.Sum("amount"))["total"] or 0
-        return self.evaluate().dp_left + ledger_sum
+        return (report or self.evaluate()).dp_left + ledger_sum
 
     def load(self, levels: dict[str, int] | None = None) -> dict:
         """Carried FP against Bärförmåga, and the effective RÖR and Förflyttning (p. 5)."""

@@ -162,7 +162,7 @@ def sheet_context(character: Character, access: Access, *, odds_query=None, item
         "can_edit": access >= Access.EDIT,
         "is_gm": access >= Access.GM,
         "report": report,
-        "saved_dp": character.saved_dp(),
+        "saved_dp": character.saved_dp(report),
         "attribute_rows": [{"term": t, "value": levels[t.key]} for t in ATTRIBUTE_TERMS],
         "skill_rows": [{"term": t, "value": levels[t.key]} for t in SKILL_TERMS],
         "secondary_rows": secondary_values(character.secondary(levels)),

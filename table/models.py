@@ -2,6 +2,8 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from rules.aoristos import dice, success
+
 
 class RollEvent(models.Model):
     """A roll at the live table, numbered per campaign so every page can tell if it missed one.
@@ -48,10 +50,21 @@ class RollEvent(models.Model):
     def __str__(self):
         return f"#{self.seq} {self.hand} = {self.result}"
 
+    def outcome(self) -> success.TestOutcome | None:
+        """The success test this roll was (p. 5), or None for a bare dice hand."""
+        if self.threshold is None:
+            return None
+        rolled = dice.Roll(
+            dice.parse_hand(self.hand), tuple(self.dice), tuple(self.counted), self.result
+        )
+        return success.resolve_test(self.test_base, self.threshold, rolled)
+
     @property
     def total(self) -> int | None:
-        return None if self.test_base is None else self.test_base + self.result
+        outcome = self.outcome()
+        return outcome.total if outcome else None
 
     @property
     def success(self) -> bool | None:
-        return None if self.threshold is None else self.total >= self.threshold
+        outcome = self.outcome()
+        return outcome.success if outcome else None

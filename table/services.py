@@ -7,7 +7,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from campaigns.models import Campaign
-from rules.aoristos import dice, success
+from rules.aoristos import dice
 from table.broadcast import get_broadcaster
 from table.models import RollEvent
 
@@ -59,15 +59,7 @@ def roll_record(
 
 def payload(event: RollEvent) -> dict:
     """Everything about a roll, as plain JSON-able data (what the broadcaster carries)."""
-    outcome = None
-    if event.threshold is not None:
-        outcome = success.resolve_test(
-            event.test_base,
-            event.threshold,
-            dice.Roll(
-                dice.parse_hand(event.hand), tuple(event.dice), tuple(event.counted), event.result
-            ),
-        )
+    outcome = event.outcome()
     return {
         "seq": event.seq,
         "faces": faces(event.dice, event.counted),

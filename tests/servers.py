@@ -12,6 +12,8 @@ from pathlib import Path
 from django.conf import settings
 from django.db import connection
 
+from core.serving import granian_command
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -62,23 +64,9 @@ def start_site_server(workdir: Path) -> SiteServer:
         env=env,
         check=True,
     )
-    granian = Path(sys.executable).parent / "granian"
     log = workdir / "server.log"
     process = subprocess.Popen(
-        [
-            str(granian),
-            "--interface",
-            "asginl",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--workers",
-            "1",
-            "--log-level",
-            "warning",
-            "aoristos_site.asgi:application",
-        ],
+        granian_command("127.0.0.1", port),
         cwd=ROOT,
         env=env,
         stdout=log.open("w"),

@@ -9,6 +9,7 @@ from django.core.management.base import BaseCommand
 
 from core.demo import load_demo
 from core.network import lan_addresses
+from core.serving import granian_command
 
 
 class Command(BaseCommand):
@@ -41,21 +42,6 @@ class Command(BaseCommand):
             out.write(f"Listening on {host}:{port} only.")
         out.write("Stop with Ctrl+C.")
         sys.stdout.flush()
-        granian = os.path.join(os.path.dirname(sys.executable), "granian")
-        # One process: the live table's in-process broadcaster needs every client in it.
-        argv = [
-            granian,
-            "--interface",
-            "asginl",
-            "--host",
-            host,
-            "--port",
-            str(port),
-            "--workers",
-            "1",
-            "--log-level",
-            "warning",
-            "aoristos_site.asgi:application",
-        ]
+        argv = granian_command(host, port)
         os.chdir(settings.BASE_DIR)
-        os.execv(granian, argv)
+        os.execv(argv[0], argv)
