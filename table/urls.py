@@ -1,6 +1,6 @@
 from django.urls import path
 
-from table import views
+from table import stream, views
 
 app_name = "table"
 urlpatterns = [
@@ -9,5 +9,5 @@ urlpatterns = [
     path("campaigns/<int:pk>/table/odds/", views.odds, name="odds"),
     path("campaigns/<int:pk>/table/history/", views.history, name="history"),
     # Under /live/: the ASGI router keeps these on the event loop (aoristos_site/asgi.py).
-    path("live/campaigns/<int:pk>/events", views.events, name="events"),
+    path("live/campaigns/<int:pk>/events", stream.events, name="events"),
 ]

@@ -228,9 +228,9 @@ def test_campaign_sequence_survives_in_the_database(campaign, gm):
 
 
 def test_a_long_absence_is_caught_up_in_batches(campaign, gm, alice, monkeypatch):
-    from table import views
+    from table import stream as stream_module
 
-    monkeypatch.setattr(views, "CATCH_UP_BATCH", 3)
+    monkeypatch.setattr(stream_module, "CATCH_UP_BATCH", 3)
 
     async def scenario():
         for _ in range(7):
@@ -246,10 +246,10 @@ def test_a_long_absence_is_caught_up_in_batches(campaign, gm, alice, monkeypatch
 def test_the_stream_of_a_removed_player_ends(campaign, gm, alice, monkeypatch):
     from campaigns.models import Membership
     from campaigns.services import member_remove
-    from table import views
+    from table import stream as stream_module
 
-    monkeypatch.setattr(views, "KEEPALIVE_SECONDS", 0.2)
-    monkeypatch.setattr(views, "MEMBERSHIP_RECHECK_SECONDS", 0.1)
+    monkeypatch.setattr(stream_module, "KEEPALIVE_SECONDS", 0.2)
+    monkeypatch.setattr(stream_module, "MEMBERSHIP_RECHECK_SECONDS", 0.1)
 
     async def scenario():
         stream = await Stream(alice, campaign.pk, after=0).open()
