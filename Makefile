@@ -10,7 +10,7 @@ PIP := $(PY) -m pip --disable-pip-version-check -q
 help:
 	@echo "make serve   set up .venv, migrate, load demo data, serve on $(HOST):$(PORT)"
 	@echo "make test    set up .venv and run every test (unit, view, API, browser)"
-	@echo "make bench   measure live-table fan-out and the serving stack (ratios to baselines)"
+	@echo "make bench   measure the live table over HTTP beside baselines (BENCH_QUICK=1: smoke run)"
 
 # The venv is rebuilt when the requirement files change.
 $(VENV)/.runtime: requirements.txt
@@ -38,8 +38,7 @@ test-browser: $(VENV)/.test
 	$(PY) -m pytest -m browser
 
 bench: $(VENV)/.test
-	$(PY) bench/broadcast.py
-	$(PY) bench/serving.py
+	$(PY) bench/live.py
 
 lint: $(VENV)/.test
 	$(VENV)/bin/ruff check .

@@ -1,32 +1,36 @@
-"""The one process that serves a table: pages through WSGI, live streams through ASGI.
+"""The one process that serves a table: pages through WSGI, live streams on the event loop.
 
-granian serves this module with `--interface asginl` (see `core/management/commands/serve.py`).
-Ordinary pages are sync Django views; under Django's ASGI handler every sync middleware
-costs a thread hop, which measured several times slower than WSGI on these machines
-(`make bench` measures it again). So the router hands page requests to Django's WSGI
-handler in a thread pool (one hop per request) and keeps the event loop for what needs
-it: long-lived streams under STREAM_PREFIX (the live table), and WebSockets.
+granian serves this module with `--interface asginl` (see `core/serving.py`). Ordinary
+pages are sync Django views; under Django's ASGI handler every sync middleware costs a
+thread hop, which measured several times slower than WSGI on these machines. So the
+router hands page requests to Django's WSGI handler in a thread pool (one hop per
+request) and keeps the event loop for what needs it: the live table's streams under
+STREAM_PREFIX, served by `table.stream`, a plain ASGI application that holds no thread
+and no database connection per open page.
 """
 
 import os
 
 from a2wsgi import WSGIMiddleware
-from django.core.asgi import get_asgi_application
+from django.core.wsgi import get_wsgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "aoristos_site.settings")
 
-django_asgi = get_asgi_application()  # async views: streams; also what `make bench` compares
+django_wsgi_app = get_wsgi_application()  # sets Django up
 
-from django.core.wsgi import get_wsgi_application  # noqa: E402  (after settings are set up)
+from table import stream  # noqa: E402  (after Django is set up)
 
 STREAM_PREFIX = "/live/"
 PAGE_THREADS = int(os.environ.get("PAGE_THREADS", "16"))
 
-django_wsgi = WSGIMiddleware(get_wsgi_application(), workers=PAGE_THREADS)
+django_wsgi = WSGIMiddleware(django_wsgi_app, workers=PAGE_THREADS)
 
 
 async def application(scope, receive, send):
-    if scope["type"] == "http" and not scope["path"].startswith(STREAM_PREFIX):
+    if scope["type"] == "http":
+        if scope["path"].startswith(STREAM_PREFIX):
+            await stream.application(scope, receive, send)
+            return
 
         async def receive_coroutine():
             # a2wsgi hands receive() to run_coroutine_threadsafe, which needs a real
@@ -34,5 +38,14 @@ async def application(scope, receive, send):
             return await receive()
 
         await django_wsgi(scope, receive_coroutine, send)
-    else:
-        await django_asgi(scope, receive, send)
+    elif scope["type"] == "lifespan":
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+    # WebSockets: none yet (refused by closing).
+    elif scope["type"] == "websocket":
+        await send({"type": "websocket.close", "code": 1000})

@@ -38,14 +38,30 @@ def campaign_join(*, campaign: Campaign, user) -> Membership:
 
 
 @transaction.atomic
-def member_remove(*, campaign: Campaign, membership: Membership) -> int:
-    """Remove a player; their characters stay theirs, detached from the campaign."""
+def member_remove(
+    *, campaign: Campaign, membership: Membership, renew_invitation: bool = True
+) -> int:
+    """Remove a player; their characters stay theirs, detached from the campaign.
+
+    With `renew_invitation` (the default) the campaign gets a new join code and link, so
+    the removed player cannot simply join again with the old ones."""
     if membership.is_gm:
         raise CampaignError(_("The GM cannot be removed from their own campaign."))
     detached = Character.objects.filter(campaign=campaign, owner=membership.user).update(
         campaign=None
     )
+    membership_id, username = membership.pk, membership.user.username
     membership.delete()
+    from table.services import membership_event_record  # table builds on campaigns
+
+    membership_event_record(
+        campaign_id=campaign.pk,
+        kind="removed",
+        membership_id=membership_id,
+        username=username,
+    )
+    if renew_invitation:
+        invitation_renew(campaign=campaign)
     return detached
 
 

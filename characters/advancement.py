@@ -7,6 +7,10 @@ Who may do what (campaigns.access decides, on every request):
   (Access.EDIT); other members of the campaign get 403, everybody else 404;
 - awards: only the GM of the character's campaign (Access.GM), on the character's page or
   on the campaign's awards page (``get_campaign(..., gm=True)``: players 403).
+
+Every form that changes the ledger carries its own ``idempotency_key`` (core.db.idempotency),
+fresh on each render: a retried POST (a lost answer) is answered as the first one was and
+changes nothing again.
 """
 
 from django import forms
@@ -22,6 +26,7 @@ from campaigns.access import Access, get_campaign, get_character
 from characters import services
 from characters.models import Character, DpEntry
 from characters.terms import ATTRIBUTE_TERMS, SKILL_TERMS, TERMS
+from core.db import idempotency
 from rules import RulesError
 from rules.aoristos import advancement
 from rules.aoristos import character as rules
@@ -236,6 +241,8 @@ def level_rows(terms, levels: dict[str, int], saved: int, cap: int) -> list[dict
                 row["blocked"] = _("level cap %(cap)s") % {"cap": cap}
             elif row["cost"] > saved:
                 row["blocked"] = _("needs %(cost)s UP") % {"cost": row["cost"]}
+        if not row["blocked"]:
+            row["idempotency_key"] = idempotency.new_key()
         rows.append(row)
     return rows
 
@@ -268,6 +275,8 @@ def page_context(character: Character, access: Access, **extra) -> dict:
         "last_spend_cost": -last_spend.amount if last_spend else None,
         "error": None,
         "notice": None,
+        "undo_key": idempotency.new_key(),
+        "award_key": idempotency.new_key(),
     }
     if context["is_gm"] and "award_form" not in extra:
         context["award_form"] = AwardForm()
@@ -303,7 +312,14 @@ def spend(request, pk: int):
     character, access = get_character(request, pk, Access.EDIT)
     key = request.POST.get("key", "")[:50]
     try:
-        entry = services.dp_spend(character=character, key=key, by=request.user)
+        entry = services.dp_spend(
+            character=character,
+            key=key,
+            by=request.user,
+            idempotency_key=idempotency.key_from(request.POST),
+        )
+    except idempotency.InvalidKey as error:
+        return refused(request, character, access, error.message)
     except services.AdvancementError as error:
         return refused(request, character, access, error.message)
     notice = _("%(name)s raised to %(level)s for %(cost)s UP.") % {
@@ -319,7 +335,13 @@ def spend(request, pk: int):
 def undo(request, pk: int):
     character, access = get_character(request, pk, Access.EDIT)
     try:
-        entry = services.dp_undo_last_spend(character=character, by=request.user)
+        entry = services.dp_undo_last_spend(
+            character=character,
+            by=request.user,
+            idempotency_key=idempotency.key_from(request.POST),
+        )
+    except idempotency.InvalidKey as error:
+        return refused(request, character, access, error.message)
     except services.AdvancementError as error:
         return refused(request, character, access, error.message)
     notice = _("Undone: %(name)s is back at %(level)s; %(cost)s UP returned.") % {
@@ -365,8 +387,9 @@ def award(request, pk: int):
                 amount=form.award_amount,
                 reason=form.award_reason,
                 by=request.user,
+                idempotency_key=idempotency.key_from(request.POST),
             )
-        except services.AdvancementError as error:
+        except (idempotency.InvalidKey, services.AdvancementError) as error:
             form.add_error(None, error.message)
             valid = False
         else:
@@ -393,12 +416,14 @@ def campaign_awards(request, pk: int):
         if valid and not is_preview(request):
             target = form.target_character()
             try:
+                key = idempotency.key_from(request.POST)
                 if target is None:
                     entries = services.dp_award_group(
                         campaign=campaign,
                         amount=form.award_amount,
                         reason=form.award_reason,
                         by=request.user,
+                        idempotency_key=key,
                     )
                 else:
                     entries = [
@@ -407,9 +432,10 @@ def campaign_awards(request, pk: int):
                             amount=form.award_amount,
                             reason=form.award_reason,
                             by=request.user,
+                            idempotency_key=key,
                         )
                     ]
-            except services.AdvancementError as error:
+            except (idempotency.InvalidKey, services.AdvancementError) as error:
                 form.add_error(None, error.message)
                 valid = False
             else:
@@ -431,5 +457,6 @@ def campaign_awards(request, pk: int):
         "rows": rows,
         "recent": recent,
         "award_url": request.path,
+        "award_key": idempotency.new_key(),
     }
     return render(request, "campaigns/awards.html", context, status=status)

@@ -17,6 +17,46 @@ def default_skills() -> dict[str, int]:
     return {key: rules.DEFAULT_SKILL for key in rules.SKILLS}
 
 
+class CommaJoined(models.Aggregate):
+    """A text column's values joined with commas: GROUP_CONCAT on SQLite (whose STRING_AGG
+    arrived only in 3.44), STRING_AGG on PostgreSQL."""
+
+    function = "STRING_AGG"
+    template = "%(function)s(%(expressions)s, ',')"
+    output_field = models.TextField()
+
+    def as_sqlite(self, compiler, connection, **extra_context):
+        return self.as_sql(compiler, connection, function="GROUP_CONCAT", **extra_context)
+
+
+class CharacterQuerySet(models.QuerySet):
+    def with_levels(self):
+        """Annotate what levels() and load() would each ask the database for: the keys
+        raised by spends not undone (``raised_keys``) and the FP carried
+        (``carried_bulk``). The live table rolls a success test from one query."""
+        spends = (
+            DpEntry.objects.filter(
+                character=models.OuterRef("pk"),
+                kind=DpEntry.Kind.SPEND,
+                undone_by__isnull=True,
+            )
+            .values("character")
+            .annotate(keys=CommaJoined("key"))
+            .values("keys")
+        )
+        bulk = models.DecimalField(max_digits=12, decimal_places=1)
+        carried = (
+            Item.objects.filter(character=models.OuterRef("pk"))
+            .values("character")
+            .annotate(total=models.Sum(models.F("bulk") * models.F("quantity"), output_field=bulk))
+            .values("total")
+        )
+        return self.annotate(
+            raised_keys=models.Subquery(spends, output_field=models.TextField()),
+            carried_bulk=models.Subquery(carried, output_field=bulk),
+        )
+
+
 class Character(models.Model):
     """An Aoristos rollperson (RP): the build a player bought with UP."""
 
@@ -51,6 +91,8 @@ class Character(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
+    objects = CharacterQuerySet.as_manager()
+
     class Meta:
         ordering = ["name", "pk"]
         verbose_name = _("character")
@@ -75,9 +117,13 @@ class Character(models.Model):
 
     def raises(self) -> dict[str, int]:
         """Levels gained through the UP ledger: spends that were not undone."""
-        keys = self.ledger.filter(kind=DpEntry.Kind.SPEND, undone_by__isnull=True)
+        if hasattr(self, "raised_keys"):  # annotated by with_levels()
+            keys = self.raised_keys.split(",") if self.raised_keys else []
+        else:
+            spends = self.ledger.filter(kind=DpEntry.Kind.SPEND, undone_by__isnull=True)
+            keys = spends.values_list("key", flat=True)
         raised: dict[str, int] = {}
-        for key in keys.values_list("key", flat=True):
+        for key in keys:
             raised[key] = raised.get(key, 0) + 1
         return raised
 
@@ -100,7 +146,10 @@ class Character(models.Model):
         """Carried FP against Bärförmåga, and the effective RÖR and Förflyttning (p. 5)."""
         levels = levels or self.levels()
         secondary = self.secondary(levels)
-        bulk = sum((item.total_bulk for item in self.items.all()), Decimal("0"))
+        if hasattr(self, "carried_bulk"):  # annotated by with_levels()
+            bulk = self.carried_bulk or Decimal("0")
+        else:
+            bulk = sum((item.total_bulk for item in self.items.all()), Decimal("0"))
         penalty = rules.encumbrance_penalty(bulk, secondary.carrying_capacity)
         agility, movement = rules.apply_encumbrance(levels["agility"], secondary.movement, penalty)
         return {
@@ -177,11 +226,25 @@ class DpEntry(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
     )
     created_at = models.DateTimeField(auto_now_add=True)
+    # The key of the form that made this entry (core.db.idempotency): a retried POST finds
+    # its entry by the constraint below instead of making another. One group award makes
+    # one entry per character, all with its key: hence per character. NULL (no key: old
+    # clients, the shell) is outside the constraint.
+    idempotency_key = models.CharField(  # noqa: DJ001
+        max_length=64, null=True, blank=True, editable=False
+    )
 
     class Meta:
         ordering = ["-pk"]
         verbose_name = _("UP ledger entry")
         verbose_name_plural = _("UP ledger entries")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["created_by", "character", "idempotency_key"],
+                condition=models.Q(idempotency_key__isnull=False),
+                name="one_entry_per_idempotency_key",
+            ),
+        ]
 
     def __str__(self):
         return f"{self.character}: {self.kind} {self.amount:+d}"

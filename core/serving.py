@@ -4,6 +4,14 @@ serving benchmark all start granian through it, so they measure and test what ru
 import sys
 from pathlib import Path
 
+from core.limits import max_streams
+
+# Requests in flight besides the streams: pages keep answering when every stream is open.
+PAGE_BACKPRESSURE = 256
+# A worker still busy this long after SIGTERM/SIGINT is stopped anyway (the streams end
+# themselves at once: `table.stream`), so the server exits within 3 s.
+KILL_TIMEOUT_SECONDS = 2
+
 SITE = "aoristos_site.asgi:application"
 
 
@@ -14,10 +22,14 @@ def granian_command(
     interface: str = "asginl",
     target: str = SITE,
     log_level: str = "warning",
+    ssl_certfile: str = "",
+    ssl_keyfile: str = "",
 ) -> list[str]:
     """granian in this venv, one worker: the in-process broadcaster of the live table must
     reach every client, so they all live in one process."""
     granian = str(Path(sys.executable).parent / "granian")
+    # HTTPS when given a certificate and its key (PKCS#8, as mkcert writes it).
+    tls = ["--ssl-certificate", ssl_certfile, "--ssl-keyfile", ssl_keyfile] if ssl_certfile else []
     return [
         granian,
         "--interface",
@@ -30,5 +42,12 @@ def granian_command(
         "1",
         "--log-level",
         log_level,
+        # granian queues every request past its backpressure, /healthz included; open
+        # streams count against it. The stream cap stays below it.
+        "--backpressure",
+        str(max_streams() + PAGE_BACKPRESSURE),
+        "--workers-kill-timeout",
+        str(KILL_TIMEOUT_SECONDS),
+        *tls,
         target,
     ]

@@ -1,66 +1,70 @@
-"""Fan-out of live-table events to the streams that pages hold open.
+"""Fan-out of live-table events: from the thread that stored one to the event loop that
+holds the open streams.
 
-Two implementations with one interface, `publish(campaign_id, payload)` and
-`subscribe(campaign_id)`:
+Two implementations with one interface, `publish(campaign_id, message)` and
+`subscribe(campaign_id, callback)`:
 
 - `LocalBroadcaster` (the default): in-process. `publish` may be called from any thread
-  (pages run as WSGI in a thread pool); each subscriber's queue is fed on its own event
-  loop with `call_soon_threadsafe`. No copies: a payload is an immutable mapping that every
-  subscriber shares.
-- `RedisBroadcaster` (when REDIS_URL is set): `publish` goes to a Redis pub/sub channel;
-  one listener task per process relays what it hears to that process's local subscribers.
-  Several server processes then share one table.
+  (pages run as WSGI in a thread pool) and never blocks: it schedules one call per event
+  loop with `call_soon_threadsafe`, and the loop hands the message to each subscriber's
+  callback. In a server process the subscriber is the campaign's hub (`table.stream`), one
+  per campaign, however many pages are open.
+- `RedisBroadcaster` (when REDIS_URL is set): the message is delivered in this process at
+  once, and a notice with only the campaign and the event's number goes to the other
+  processes through a Redis pub/sub channel. The notice carries no dice, so a secret roll
+  never leaves the database; the hubs of other processes read the event from the database
+  once per process. Publishing to Redis happens in a background thread with short
+  timeouts: a frozen or stopped Redis never slows the request that rolled.
 
-Queues are bounded. A subscriber that falls behind is not silently dropped: it is marked
-`overflowed`, and its stream fills the gap from the database, which holds every event
-with its per-campaign sequence number. The broadcaster is a fast path, not the record.
+Redis is a fast path, not the record: the hubs also poll the campaigns' last event number
+every few seconds while Redis is configured (`table.stream.POLL_SECONDS`), and at once when
+the listener reconnects, so events stored while Redis was away reach every page when it
+returns without waiting for the next event.
 """
 
 import asyncio
 import json
 import logging
+import queue
 import threading
+import time
 from collections import defaultdict
+from collections.abc import Callable
 from types import MappingProxyType
 
 from django.conf import settings
 
 log = logging.getLogger(__name__)
 
-QUEUE_SIZE = 100
 CHANNEL_PREFIX = "aoristos:campaign:"
+# Redis socket timeouts: a frozen Redis costs the publisher thread this much per try,
+# never a request.
+REDIS_TIMEOUT = 0.5
+PUBLISH_QUEUE_SIZE = 10_000
 
 
 class Subscription:
-    def __init__(self, broadcaster: "LocalBroadcaster", campaign_id: int):
+    def __init__(self, broadcaster: "LocalBroadcaster", campaign_id: int, callback: Callable):
         self.broadcaster = broadcaster
         self.campaign_id = campaign_id
+        self.callback = callback
         self.loop = asyncio.get_running_loop()
-        self.queue: asyncio.Queue = asyncio.Queue(maxsize=QUEUE_SIZE)
-        self.overflowed = False
-
-    def offer(self, payload) -> None:
-        """Runs on the subscriber's loop."""
-        try:
-            self.queue.put_nowait(payload)
-        except asyncio.QueueFull:
-            self.overflowed = True
-
-    async def get(self):
-        return await self.queue.get()
 
     def close(self) -> None:
         self.broadcaster.unsubscribe(self)
 
 
 class LocalBroadcaster:
+    remote = False
+
     def __init__(self):
         self._lock = threading.Lock()
         self._subscribers: dict[int, set[Subscription]] = defaultdict(set)
+        self._reconnect_hooks: dict[asyncio.AbstractEventLoop, Callable] = {}
 
-    def subscribe(self, campaign_id: int) -> Subscription:
-        """Call from a coroutine: events are delivered on the running loop."""
-        subscription = Subscription(self, campaign_id)
+    def subscribe(self, campaign_id: int, callback: Callable) -> Subscription:
+        """Call from a coroutine: `callback(message)` runs on the running loop."""
+        subscription = Subscription(self, campaign_id, callback)
         with self._lock:
             self._subscribers[campaign_id].add(subscription)
         return subscription
@@ -77,11 +81,16 @@ class LocalBroadcaster:
         with self._lock:
             return len(self._subscribers.get(campaign_id, ()))
 
-    def publish(self, campaign_id: int, payload: dict) -> None:
-        self.deliver(campaign_id, payload)
+    def on_reconnect(self, callback: Callable) -> None:
+        """`callback()` runs on the calling loop whenever the remote channel reconnects
+        (events may have been missed while it was away)."""
+        self._reconnect_hooks[asyncio.get_running_loop()] = callback
 
-    def deliver(self, campaign_id: int, payload: dict) -> None:
-        frozen = MappingProxyType(dict(payload))
+    def publish(self, campaign_id: int, message: dict) -> None:
+        self.deliver(campaign_id, message)
+
+    def deliver(self, campaign_id: int, message: dict) -> None:
+        frozen = MappingProxyType(dict(message))
         with self._lock:
             subscribers = list(self._subscribers.get(campaign_id, ()))
         by_loop: dict[asyncio.AbstractEventLoop, list[Subscription]] = defaultdict(list)
@@ -90,75 +99,134 @@ class LocalBroadcaster:
         # One wake-up per event loop (one in a server process), not one per stream.
         for loop, group in by_loop.items():
             try:
-                loop.call_soon_threadsafe(offer_all, group, frozen)
+                loop.call_soon_threadsafe(call_all, group, frozen)
             except RuntimeError:  # that loop has closed: its streams are gone
                 for subscription in group:
                     self.unsubscribe(subscription)
 
 
-def offer_all(subscriptions: list[Subscription], payload) -> None:
+def call_all(subscriptions: list[Subscription], message) -> None:
     for subscription in subscriptions:
-        subscription.offer(payload)
+        try:
+            subscription.callback(message)
+        except Exception:
+            log.exception("a live-table subscriber failed")
 
 
 class RedisBroadcaster(LocalBroadcaster):
-    """Publishes through Redis so every server process hears every table."""
+    """Shares every table's events with the other server processes through Redis."""
+
+    remote = True
 
     def __init__(self, url: str):
         super().__init__()
+        self.url = url
+        self._outbox: queue.Queue = queue.Queue(maxsize=PUBLISH_QUEUE_SIZE)
+        self._publisher: threading.Thread | None = None
+        self._listeners: dict[asyncio.AbstractEventLoop, asyncio.Task] = {}
+        self._ready: dict[asyncio.AbstractEventLoop, asyncio.Event] = {}
+        self._last_error_log = 0.0
+
+    # Publishing: a background thread, so a request never waits on Redis.
+
+    def publish(self, campaign_id: int, message: dict) -> None:
+        self.deliver(campaign_id, message)  # this process's pages need no round trip
+        self._start_publisher()
+        try:
+            self._outbox.put_nowait((campaign_id, int(message["seq"])))
+        except queue.Full:  # Redis has been away a long time: the poll catches up
+            self._log_error("Redis publish queue is full; dropping a notice")
+
+    def _start_publisher(self) -> None:
+        with self._lock:
+            if self._publisher is None or not self._publisher.is_alive():
+                self._publisher = threading.Thread(
+                    target=self._publish_forever, name="redis-publisher", daemon=True
+                )
+                self._publisher.start()
+
+    def _publish_forever(self) -> None:
         import redis
 
-        self.url = url
-        self._publisher = redis.Redis.from_url(url)
-        self._listener: asyncio.Task | None = None
-        self._listener_loop: asyncio.AbstractEventLoop | None = None
-        self._ready: asyncio.Event | None = None
+        client = redis.Redis.from_url(
+            self.url, socket_timeout=REDIS_TIMEOUT, socket_connect_timeout=REDIS_TIMEOUT
+        )
+        while True:
+            campaign_id, seq = self._outbox.get()
+            try:
+                client.publish(f"{CHANNEL_PREFIX}{campaign_id}", json.dumps({"seq": seq}))
+            except Exception as error:  # stored already: other processes poll for it
+                self._log_error(f"could not publish to Redis ({error}); other processes poll")
 
-    def publish(self, campaign_id: int, payload: dict) -> None:
-        try:
-            self._publisher.publish(f"{CHANNEL_PREFIX}{campaign_id}", json.dumps(payload))
-        except Exception:  # the roll is stored; pages get it on their next catch-up
-            log.exception("could not publish to Redis; delivering in this process only")
-            self.deliver(campaign_id, payload)
+    def _log_error(self, text: str) -> None:
+        now = time.monotonic()
+        if now - self._last_error_log > 10:  # once per 10 s, not once per roll
+            self._last_error_log = now
+            log.warning(text)
 
-    def subscribe(self, campaign_id: int) -> Subscription:
-        subscription = super().subscribe(campaign_id)
+    # Listening: one task per event loop relays what Redis hears to that loop's hubs.
+
+    def subscribe(self, campaign_id: int, callback: Callable) -> Subscription:
+        subscription = super().subscribe(campaign_id, callback)
         loop = asyncio.get_running_loop()
-        if self._listener is None or self._listener.done() or self._listener_loop is not loop:
-            self._ready = asyncio.Event()
-            self._listener_loop = loop
-            self._listener = loop.create_task(self._listen(self._ready))
+        task = self._listeners.get(loop)
+        if task is None or task.done():
+            self._ready[loop] = asyncio.Event()
+            self._listeners[loop] = loop.create_task(self._listen(loop, self._ready[loop]))
         return subscription
 
-    async def ready(self) -> None:
-        """Wait until the listener is subscribed in Redis (so nothing published after
-        this returns can be missed)."""
-        if self._ready is not None:
-            await self._ready.wait()
+    async def ready(self, timeout: float = REDIS_TIMEOUT * 2) -> None:
+        """Wait (briefly) until this loop's listener is subscribed in Redis. A Redis that
+        does not answer does not hold a stream up: the poll covers for it."""
+        event = self._ready.get(asyncio.get_running_loop())
+        if event is not None:
+            try:
+                await asyncio.wait_for(event.wait(), timeout)
+            except TimeoutError:
+                pass
 
-    async def _listen(self, ready: asyncio.Event) -> None:
+    async def _listen(self, loop, ready: asyncio.Event) -> None:
         import redis.asyncio as aioredis
 
         while True:
-            client = aioredis.Redis.from_url(self.url)
+            client = aioredis.Redis.from_url(
+                self.url,
+                socket_connect_timeout=REDIS_TIMEOUT,
+                health_check_interval=5,
+            )
             try:
                 async with client.pubsub() as pubsub:
-                    await pubsub.psubscribe(f"{CHANNEL_PREFIX}*")
+                    await asyncio.wait_for(pubsub.psubscribe(f"{CHANNEL_PREFIX}*"), 2)
                     ready.set()
-                    async for message in pubsub.listen():
+                    hook = self._reconnect_hooks.get(loop)
+                    if hook is not None:
+                        hook()  # anything stored while we were away is fetched now
+                    while True:
+                        # A timeout turns a frozen Redis into a ping, and a failed ping
+                        # into a reconnect.
+                        message = await pubsub.get_message(
+                            ignore_subscribe_messages=True, timeout=5
+                        )
+                        if message is None:
+                            await asyncio.wait_for(pubsub.ping(), 2)
+                            continue
                         if message.get("type") != "pmessage":
                             continue
                         channel = message["channel"].decode()
                         campaign_id = int(channel.removeprefix(CHANNEL_PREFIX))
-                        self.deliver(campaign_id, json.loads(message["data"]))
+                        notice = json.loads(message["data"])
+                        self.deliver(campaign_id, {"seq": int(notice["seq"])})
             except asyncio.CancelledError:
                 raise
-            except Exception:  # Redis went away: streams catch up from the database
-                log.exception("Redis listener failed; reconnecting in 1 s")
+            except Exception as error:  # Redis went away: the poll covers; retry in 1 s
+                self._log_error(f"Redis listener lost its connection ({error}); retrying")
                 ready.set()
                 await asyncio.sleep(1)
             finally:
-                await client.aclose()
+                try:
+                    await asyncio.wait_for(client.aclose(), 1)
+                except Exception:
+                    pass
 
 
 _broadcaster: LocalBroadcaster | None = None

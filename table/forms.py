@@ -1,4 +1,5 @@
 from django import forms
+from django.utils.choices import CallableChoiceIterator
 from django.utils.translation import gettext_lazy as _
 
 from characters.terms import label, short_label
@@ -29,7 +30,9 @@ class RollForm(forms.Form):
             (dice.Purpose.STRESS, _("lowest free dice (stress)")),
         ],
     )
-    character = forms.TypedChoiceField(label=_("Character"), coerce=int, required=False)
+    # Checked in clean() against the characters this user may roll for, and only in a test:
+    # a bare hand neither needs nor checks one.
+    character = forms.CharField(label=_("Character"), required=False, widget=forms.Select)
     properties = forms.MultipleChoiceField(
         label=_("Properties in the TB"),
         required=False,
@@ -46,9 +49,14 @@ class RollForm(forms.Form):
     secret = forms.BooleanField(label=_("Secret roll (only you see it)"), required=False)
 
     def __init__(self, *args, characters, can_roll_secretly: bool, **kwargs):
+        """`characters`: a queryset of the characters this user may roll for. Validating
+        fetches only the chosen one; the list is read only if the form is rendered."""
         super().__init__(*args, **kwargs)
-        self.characters = {c.pk: c for c in characters}
-        self.fields["character"].choices = [(c.pk, c.name) for c in characters]
+        self.characters = characters
+        self.character = None
+        self.fields["character"].widget.choices = CallableChoiceIterator(
+            lambda: [(c.pk, c.name) for c in characters]
+        )
         if not can_roll_secretly:
             del self.fields["secret"]
 
@@ -66,17 +74,24 @@ class RollForm(forms.Form):
     def clean(self):
         cleaned = super().clean()
         if cleaned.get("mode") == self.MODE_TEST:
-            pk = cleaned.get("character")
-            if pk is None or pk not in self.characters:
+            self.character = self.chosen_character(cleaned.get("character", ""))
+            if self.character is None:
                 self.add_error("character", _("Choose a character to test."))
             elif not cleaned.get("properties"):
                 self.add_error("properties", _("Choose the properties the test is of."))
         return cleaned
 
+    def chosen_character(self, text: str):
+        """The chosen character if this user may roll for it, with what its levels need
+        (one query), else None."""
+        if not (text.isascii() and text.isdigit() and len(text) <= 18):
+            return None
+        return self.characters.with_levels().filter(pk=int(text)).first()
+
     def test(self):
         """The chosen success test: (character, test_base, GST, threshold, hand, label)."""
         data = self.cleaned_data
-        character = self.characters[data["character"]]
+        character = self.character
         levels = character.levels()
         load = character.load(levels)
         levels["agility"] = load["agility"]  # tests use the effective RÖR under load (p. 5)

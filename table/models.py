@@ -10,6 +10,11 @@ class RollEvent(models.Model):
 
     Every die is rolled on the server. A secret roll is the GM's alone: the others learn
     only that it happened.
+
+    ``seq`` is given by the INSERT itself (``table.services.roll_record``): the campaign's
+    ``event_seq`` + 1, and a trigger (migration 0002) moves ``event_seq`` up to it. A
+    migration that rebuilds this table on SQLite drops that trigger: create it again
+    (``create_seq_trigger`` in table/migrations/0002_rollevent_idempotency_key_seq_trigger.py).
     """
 
     class Kind(models.TextChoices):
@@ -40,11 +45,21 @@ class RollEvent(models.Model):
     threshold = models.IntegerField(null=True, blank=True)
     secret = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
+    # The key of the tray form that rolled it (core.db.idempotency): a retried POST gets
+    # this roll back instead of another. NULL (no key) is outside the constraint.
+    idempotency_key = models.CharField(  # noqa: DJ001
+        max_length=64, null=True, blank=True, editable=False
+    )
 
     class Meta:
         ordering = ["-seq"]
         constraints = [
             models.UniqueConstraint(fields=["campaign", "seq"], name="one_event_per_seq"),
+            models.UniqueConstraint(
+                fields=["actor", "idempotency_key"],
+                condition=models.Q(idempotency_key__isnull=False),
+                name="one_roll_per_idempotency_key",
+            ),
         ]
 
     def __str__(self):
@@ -68,3 +83,35 @@ class RollEvent(models.Model):
     def success(self) -> bool | None:
         outcome = self.outcome()
         return outcome.success if outcome else None
+
+
+class MembershipEvent(models.Model):
+    """A player joined or left the table, numbered in the same sequence as the rolls.
+
+    Open streams read it in order with everything else: the stream of the membership that
+    was removed ends at this event and gets nothing after it (`table.stream`).
+    """
+
+    class Kind(models.TextChoices):
+        JOINED = "joined", _("Joined")
+        REMOVED = "removed", _("Removed")
+
+    campaign = models.ForeignKey(
+        "campaigns.Campaign", on_delete=models.CASCADE, related_name="membership_events"
+    )
+    seq = models.PositiveBigIntegerField()
+    kind = models.CharField(max_length=10, choices=Kind)
+    # The membership's own id: a player removed and then invited back has a new one, so an
+    # old removal never ends their new stream.
+    membership_id = models.BigIntegerField()
+    username = models.CharField(max_length=150)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-seq"]
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "seq"], name="one_member_event_per_seq"),
+        ]
+
+    def __str__(self):
+        return f"#{self.seq} {self.username} {self.kind}"

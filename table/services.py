@@ -2,26 +2,37 @@
 
 import secrets
 
-from django.db import transaction
-from django.db.models import F
+from django.db import connection, transaction
 from django.utils import timezone
 
 from campaigns.models import Campaign
 from rules.aoristos import dice
 from table.broadcast import get_broadcaster
-from table.models import RollEvent
+from table.models import MembershipEvent, RollEvent
 
 rng = secrets.SystemRandom()  # tests replace it with scripted dice
 
 
 def next_seq(campaign_id: int) -> int:
-    """The campaign's next event number. The UPDATE locks the campaign row until commit, so
-    concurrent rolls get 1, 2, 3, ... in commit order with no gaps or repeats."""
-    Campaign.objects.filter(pk=campaign_id).update(event_seq=F("event_seq") + 1)
-    return Campaign.objects.values_list("event_seq", flat=True).get(pk=campaign_id)
+    """The campaign's next event number, for events other than rolls, in one statement.
+
+    Call it in the transaction that stores the event. The UPDATE holds the campaign row
+    (PostgreSQL) or the write lock (SQLite) until commit, so concurrent events get 1, 2,
+    3, ... in commit order with no gaps or repeats; rolls (``roll_record``) take their
+    numbers from the same counter.
+    """
+    campaigns = connection.ops.quote_name(Campaign._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {campaigns} SET event_seq = event_seq + 1 WHERE id = %s RETURNING event_seq",
+            [campaign_id],
+        )
+        row = cursor.fetchone()
+    if row is None:
+        raise Campaign.DoesNotExist(f"No campaign {campaign_id}.")
+    return row[0]
 
 
-@transaction.atomic
 def roll_record(
     *,
     campaign: Campaign,
@@ -33,13 +44,17 @@ def roll_record(
     test_base: int | None = None,
     threshold: int | None = None,
     secret: bool = False,
+    idempotency_key: str | None = None,
 ) -> RollEvent:
     """Roll `hand`, store it as the campaign's next event and broadcast it after commit.
-    With a test base and threshold it is a success test (p. 5)."""
+    With a test base and threshold it is a success test (p. 5).
+
+    With an `idempotency_key` the actor already rolled with, nothing is rolled or sent
+    again: that first roll is returned.
+    """
     rolled = dice.roll(hand, rng, purpose)
-    event = RollEvent.objects.create(
+    event = RollEvent(
         campaign=campaign,
-        seq=next_seq(campaign.pk),
         actor=actor,
         character=character,
         kind=RollEvent.Kind.TEST if threshold is not None else RollEvent.Kind.HAND,
@@ -51,10 +66,68 @@ def roll_record(
         test_base=test_base,
         threshold=threshold,
         secret=secret,
+        created_at=timezone.now(),
+        idempotency_key=idempotency_key,
     )
+    if not insert(event):
+        return RollEvent.objects.select_related("campaign", "actor", "character").get(
+            actor=actor, idempotency_key=idempotency_key
+        )
     message = payload(event)
     transaction.on_commit(lambda: get_broadcaster().publish(campaign.pk, message))
     return event
+
+
+INSERTED = (
+    "campaign",
+    "actor",
+    "character",
+    "kind",
+    "label",
+    "hand",
+    "dice",
+    "counted",
+    "result",
+    "test_base",
+    "threshold",
+    "secret",
+    "created_at",
+    "idempotency_key",
+)
+
+
+def insert(event: RollEvent) -> bool:
+    """Store `event` with the campaign's next number, in one statement; set its pk and seq.
+    False when the actor already has a roll with its idempotency key (nothing stored).
+
+    The INSERT reads the campaign's ``event_seq`` + 1 and the trigger of migration 0002
+    moves ``event_seq`` up to it, both inside the statement. On PostgreSQL the read locks
+    the campaign row (FOR UPDATE) until commit: a concurrent roll waits, then reads the
+    number this one left. On SQLite the statement holds the write lock. Outside a
+    transaction the statement is its own (autocommit): no BEGIN or COMMIT round trips.
+    """
+    qn = connection.ops.quote_name
+    fields = [RollEvent._meta.get_field(name) for name in INSERTED]
+    columns = ", ".join(qn(field.column) for field in fields)
+    values = [field.get_db_prep_save(getattr(event, field.attname), connection) for field in fields]
+    lock = " FOR UPDATE" if connection.vendor == "postgresql" else ""
+    sql = (
+        f"INSERT INTO {qn(RollEvent._meta.db_table)} ({columns}, {qn('seq')}) "
+        f"VALUES ({', '.join(['%s'] * len(fields))}, "
+        f"(SELECT event_seq + 1 FROM {qn(Campaign._meta.db_table)} WHERE id = %s{lock})) "
+        f"ON CONFLICT ({qn('actor_id')}, {qn('idempotency_key')}) "
+        f"WHERE {qn('idempotency_key')} IS NOT NULL DO NOTHING "
+        f"RETURNING {qn('id')}, {qn('seq')}"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*values, event.campaign_id])
+        row = cursor.fetchone()
+    if row is None:
+        return False
+    event.pk, event.seq = row
+    event._state.adding = False
+    event._state.db = connection.alias
+    return True
 
 
 def payload(event: RollEvent) -> dict:
@@ -105,13 +178,48 @@ def visible(message, *, is_gm: bool) -> dict:
 
 
 def events_after(campaign_id: int, after: int, *, is_gm: bool, limit: int = 500) -> list[dict]:
-    """Stored events with seq > after, oldest first, as this viewer may see them."""
-    events = (
+    """Stored events (rolls and membership changes) with seq > after, oldest first, at most
+    `limit`, as this viewer may see them."""
+    rolls = (
         RollEvent.objects.filter(campaign_id=campaign_id, seq__gt=after)
         .select_related("actor", "character")
         .order_by("seq")[:limit]
     )
-    return [visible(payload(event), is_gm=is_gm) for event in events]
+    members = MembershipEvent.objects.filter(campaign_id=campaign_id, seq__gt=after).order_by(
+        "seq"
+    )[:limit]
+    # Each list holds its table's `limit` lowest numbers: the merged `limit` lowest are
+    # exactly the campaign's next `limit` events.
+    merged = [payload(event) for event in rolls] + [member_payload(event) for event in members]
+    merged.sort(key=lambda message: message["seq"])
+    return [visible(message, is_gm=is_gm) for message in merged[:limit]]
+
+
+def membership_event_record(*, campaign_id: int, kind: str, membership_id: int, username: str):
+    """Number a membership change in the campaign's sequence and tell the open streams after
+    commit. Call it inside the transaction that makes the change."""
+    event = MembershipEvent.objects.create(
+        campaign_id=campaign_id,
+        seq=next_seq(campaign_id),
+        kind=kind,
+        membership_id=membership_id,
+        username=username,
+    )
+    message = member_payload(event)
+    transaction.on_commit(lambda: get_broadcaster().publish(campaign_id, message))
+    return event
+
+
+def member_payload(event: MembershipEvent) -> dict:
+    return {
+        "seq": event.seq,
+        "kind": "member-" + event.kind,
+        "membership_id": event.membership_id,
+        "actor": event.username,
+        "secret": False,
+        "created_at": event.created_at.isoformat(),
+        "time": timezone.localtime(event.created_at).strftime("%H:%M"),
+    }
 
 
 def events_page(campaign_id: int, *, before: int | None, is_gm: bool, size: int = 30):

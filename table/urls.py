@@ -4,10 +4,10 @@ from table import stream, views
 
 app_name = "table"
 urlpatterns = [
-    path("campaigns/<int:pk>/table/", views.table_page, name="page"),
-    path("campaigns/<int:pk>/table/roll/", views.roll, name="roll"),
-    path("campaigns/<int:pk>/table/odds/", views.odds, name="odds"),
-    path("campaigns/<int:pk>/table/history/", views.history, name="history"),
+    path("campaigns/<id:pk>/table/", views.table_page, name="page"),
+    path("campaigns/<id:pk>/table/roll/", views.roll, name="roll"),
+    path("campaigns/<id:pk>/table/odds/", views.odds, name="odds"),
+    path("campaigns/<id:pk>/table/history/", views.history, name="history"),
     # Under /live/: the ASGI router keeps these on the event loop (aoristos_site/asgi.py).
-    path("live/campaigns/<int:pk>/events", stream.events, name="events"),
+    path("live/campaigns/<id:pk>/events", stream.events, name="events"),
 ]

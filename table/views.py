@@ -1,91 +1,130 @@
+from functools import wraps
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.views import redirect_to_login
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from campaigns.access import get_campaign
+from campaigns.access import get_campaign, get_membership
+from core.db import idempotency
+from core.params import strict_int
 from rules.aoristos import dice, success
 from table import services
 from table.forms import RollForm
 
 
-def rollable_characters(campaign, membership):
-    """A player rolls for their own characters; the GM for any character in the campaign."""
-    characters = campaign.characters.select_related("owner").order_by("name", "pk")
-    return list(characters if membership.is_gm else characters.filter(owner=membership.user))
+def member_view(view):
+    """``login_required`` and ``get_campaign`` in one: the view gets the user's membership
+    with its campaign and user, read in one query (``campaigns.access.get_membership``).
+    The anonymous are sent to log in, non-members get 404."""
+
+    @wraps(view)
+    def wrapper(request, pk: int, *args, **kwargs):
+        membership = get_membership(request, pk)
+        if membership is None:
+            return redirect_to_login(request.get_full_path())
+        return view(request, membership, *args, **kwargs)
+
+    return wrapper
 
 
-def roll_form(request, campaign, membership, data=None) -> RollForm:
+def rollable_characters(membership):
+    """A player rolls for their own characters; the GM for any character in the campaign.
+    A queryset: the roll form reads the list only to show it, and checks one character."""
+    characters = membership.campaign.characters.order_by("name", "pk")
+    return characters if membership.is_gm else characters.filter(owner_id=membership.user_id)
+
+
+def roll_form(membership, data=None) -> RollForm:
     return RollForm(
         data,
-        characters=rollable_characters(campaign, membership),
+        characters=rollable_characters(membership),
         can_roll_secretly=membership.is_gm,
         initial={"mode": RollForm.MODE_TEST},
     )
 
 
-@login_required
-def table_page(request, pk: int):
-    campaign, membership = get_campaign(request, pk)
+def page_context(membership, form: RollForm, **extra) -> dict:
+    campaign = membership.campaign
     rolls, older = services.events_page(campaign.pk, before=None, is_gm=membership.is_gm)
-    context = {
+    return {
         "campaign": campaign,
         "membership": membership,
         "members": campaign.memberships.select_related("user"),
         "characters": campaign.characters.select_related("owner").order_by("owner_id", "name"),
-        "form": roll_form(request, campaign, membership),
+        "form": form,
         "rolls": rolls,
         "older": older,
         "last_seq": rolls[0]["seq"] if rolls else 0,
-    }
-    return render(request, "table/table.html", context)
+        "idempotency_key": idempotency.new_key(),
+    } | extra
 
 
-@login_required
+@member_view
+def table_page(request, membership):
+    return render(request, "table/table.html", page_context(membership, roll_form(membership)))
+
+
+@member_view
 @require_POST
-def roll(request, pk: int):
+def roll(request, membership):
     """Roll on the server. Every open page (this one included) shows it through its stream;
-    without JavaScript the form posts normally and the page reloads with it."""
-    campaign, membership = get_campaign(request, pk)
-    form = roll_form(request, campaign, membership, request.POST)
+    without JavaScript the form posts normally and the page reloads with it.
+
+    The tray's ``idempotency_key`` makes a retried POST (a lost answer) get the same
+    answer without a second roll. Everything is checked and rolled before the one INSERT.
+    """
+    campaign = membership.campaign
+    form = roll_form(membership, request.POST)
+    try:
+        key = idempotency.key_from(request.POST)
+    except idempotency.InvalidKey as error:
+        if request.htmx:
+            context = {"error": error.message, "idempotency_key": idempotency.new_key()}
+            return render(request, "table/table.html#tray-errors", context, status=400)
+        context = page_context(membership, roll_form(membership), error=error.message)
+        return render(request, "table/table.html", context, status=400)
     if not form.is_valid():
         if request.htmx:
-            return render(request, "table/table.html#tray-errors", {"form": form}, status=200)
+            context = {"form": form, "idempotency_key": key or idempotency.new_key()}
+            return render(request, "table/table.html#tray-errors", context, status=200)
         messages.error(request, " ".join(e for errors in form.errors.values() for e in errors))
         return redirect("table:page", pk=campaign.pk)
     secret = bool(form.cleaned_data.get("secret"))
     if form.cleaned_data["mode"] == RollForm.MODE_HAND:
-        services.roll_record(
+        event = services.roll_record(
             campaign=campaign,
-            actor=request.user,
+            actor=membership.user,
             hand=form.cleaned_data["hand"],
             purpose=form.cleaned_data.get("purpose") or dice.Purpose.TEST,
             secret=secret,
+            idempotency_key=key,
         )
     else:
         test = form.test()
-        services.roll_record(
+        event = services.roll_record(
             campaign=campaign,
-            actor=request.user,
+            actor=membership.user,
             hand=test["hand"],
             character=test["character"],
             label=test["label"],
             test_base=test["test_base"],
             threshold=test["threshold"],
             secret=secret,
+            idempotency_key=key,
         )
     if request.htmx:
-        return render(request, "table/table.html#tray-errors", {"form": None})
+        context = {"form": None, "rolled": event, "idempotency_key": idempotency.new_key()}
+        return render(request, "table/table.html#tray-errors", context)
     return redirect("table:page", pk=campaign.pk)
 
 
-@login_required
-def odds(request, pk: int):
+@member_view
+def odds(request, membership):
     """The chance shown before rolling: GST and P(success), or the range of a bare hand."""
-    campaign, membership = get_campaign(request, pk)
-    form = roll_form(request, campaign, membership, request.GET)
-    context = {"campaign": campaign, "form": form, "odds": None}
+    form = roll_form(membership, request.GET)
+    context = {"campaign": membership.campaign, "form": form, "odds": None}
     if form.is_valid():
         if form.cleaned_data["mode"] == RollForm.MODE_HAND:
             hand = form.cleaned_data["hand"]
@@ -108,8 +147,7 @@ def odds(request, pk: int):
 @login_required
 def history(request, pk: int):
     campaign, membership = get_campaign(request, pk)
-    before = request.GET.get("before", "")
-    before = int(before) if before.isdigit() else None
+    before = strict_int(request.GET.get("before"), name="before")
     rolls, older = services.events_page(campaign.pk, before=before, is_gm=membership.is_gm)
     context = {"campaign": campaign, "membership": membership, "rolls": rolls, "older": older}
     return render(request, "table/history.html", context)

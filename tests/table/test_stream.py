@@ -19,7 +19,6 @@ from aoristos_site.asgi import application
 from campaigns.models import Campaign
 from rules.aoristos import dice as hands
 from table import services
-from table.broadcast import LocalBroadcaster
 from table.models import RollEvent
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -203,19 +202,32 @@ def test_non_members_get_no_stream(campaign, make_user, who):
     run(scenario)
 
 
-def test_a_subscriber_that_falls_behind_is_marked_not_dropped():
+def test_an_event_is_rendered_once_per_audience_not_once_per_page(
+    campaign, gm, alice, bob, monkeypatch
+):
+    from table import stream as stream_module
+
+    rendered = []
+    real_render = stream_module.render_event
+
+    def counting_render(message, *, is_gm, language):
+        rendered.append((message["seq"], is_gm, language))
+        return real_render(message, is_gm=is_gm, language=language)
+
+    monkeypatch.setattr(stream_module, "render_event", counting_render)
+
     async def scenario():
-        broadcaster = LocalBroadcaster()
-        subscription = broadcaster.subscribe(7)
-        for seq in range(1, 106):
-            broadcaster.publish(7, {"seq": seq})
-        await asyncio.sleep(0.05)
-        assert subscription.overflowed
-        assert (await subscription.get())["seq"] == 1
-        subscription.close()
-        assert broadcaster.subscriber_count(7) == 0
+        pages = [await Stream(user, campaign.pk).open() for user in (alice, alice, bob, bob, gm)]
+        for page in pages:
+            await page.read_until(r"retry: ")
+        await roll(campaign, gm, "2B")
+        for page in pages:
+            await page.read_until(r"id: 1\n")
+        for page in pages:
+            await page.close()
 
     run(scenario)
+    assert sorted(rendered) == [(1, False, "sv"), (1, True, "sv")]
 
 
 def test_campaign_sequence_survives_in_the_database(campaign, gm):
@@ -249,7 +261,6 @@ def test_the_stream_of_a_removed_player_ends(campaign, gm, alice, monkeypatch):
     from table import stream as stream_module
 
     monkeypatch.setattr(stream_module, "KEEPALIVE_SECONDS", 0.2)
-    monkeypatch.setattr(stream_module, "MEMBERSHIP_RECHECK_SECONDS", 0.1)
 
     async def scenario():
         stream = await Stream(alice, campaign.pk, after=0).open()
@@ -262,6 +273,7 @@ def test_the_stream_of_a_removed_player_ends(campaign, gm, alice, monkeypatch):
             stream.text += ended.get("body", b"").decode()
             ended = await stream.communicator.receive_output(timeout=5)
         assert not ended.get("more_body", False)
+        assert "event: table-closed" in stream.text
         assert "Efter borttagningen" not in stream.text
         await stream.close()
 
