@@ -10,6 +10,8 @@ import tempfile
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
+from django.utils.csp import CSP
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 
@@ -71,8 +73,11 @@ DEBUG = envbool("DEBUG", False)
 ALLOWED_HOSTS = envlist("ALLOWED_HOSTS", ["*"])
 CSRF_TRUSTED_ORIGINS = envlist("CSRF_TRUSTED_ORIGINS", [])
 
+# Django's admin site is off unless asked for: one more login page to guess at on a LAN.
+ADMIN_ENABLED = envbool("ADMIN_ENABLED", False)
+
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    *(["django.contrib.admin"] if ADMIN_ENABLED else []),
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -89,6 +94,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "core.middleware.LanguageMiddleware",
@@ -125,11 +131,17 @@ if os.environ.get("DATABASE_URL"):
 else:
     DATABASES = {
         "default": {
-            "ENGINE": "django.db.backends.sqlite3",
+            # Django's SQLite backend whose writers queue in order inside the process
+            # (core/db/sqlite3/base.py) instead of sleeping in SQLite's busy handler.
+            "ENGINE": "core.db.sqlite3",
             "NAME": os.environ.get("SQLITE_PATH") or DATA_DIR / "db.sqlite3",
+            # Each page thread keeps its connection between requests: opening one runs the
+            # PRAGMAs, and closing the last one checkpoints the WAL.
+            "CONN_MAX_AGE": 600,
             "OPTIONS": {
                 # IMMEDIATE takes the write lock at BEGIN, so concurrent read-modify-write
-                # transactions queue on busy_timeout instead of failing "database is locked".
+                # transactions queue (in line, see core.db.sqlite3) instead of failing
+                # "database is locked". The timeout bounds that wait.
                 "transaction_mode": "IMMEDIATE",
                 "timeout": 20,
                 "init_command": (
@@ -145,6 +157,26 @@ else:
 # Live-table events go through Redis pub/sub when set, so several processes share tables;
 # otherwise an in-process broadcaster (one server process) is used.
 REDIS_URL = os.environ.get("REDIS_URL", "")
+
+
+def cache_from_url(url: str) -> dict:
+    """The Redis cache (login throttle counts, shared by every process). Socket timeouts
+    are short: the throttle fails open, so a frozen Redis costs a login at most ~0.1 s."""
+    return {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": url,
+        "KEY_PREFIX": "aoristos",
+        "OPTIONS": {"socket_timeout": 0.1, "socket_connect_timeout": 0.1},
+    }
+
+
+CACHES = {
+    "default": cache_from_url(REDIS_URL)
+    if REDIS_URL
+    else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+}
+# Behind a reverse proxy: the header that carries the client's address, for the throttle.
+CLIENT_ADDRESS_HEADER = os.environ.get("CLIENT_ADDRESS_HEADER", "")
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -175,14 +207,58 @@ STORAGES = {
 }
 
 SESSION_COOKIE_AGE = 60 * 60 * 24 * 30  # a campaign lasts; stay logged in for a month
+SESSION_ENGINE = "core.sessions"  # database sessions; odd keys in a cookie are no session
 X_FRAME_OPTIONS = "DENY"
 SECURE_CONTENT_TYPE_NOSNIFF = True
-# Plain HTTP on a LAN by default; behind TLS set SECURE_COOKIES=1.
-SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = envbool("SECURE_COOKIES", False)
+
+# Plain HTTP on a LAN by default. Served over HTTPS (make serve with SSL_CERTFILE and
+# SSL_KEYFILE, or behind a TLS proxy) set SECURE_COOKIES=1: secure cookies, HSTS and a
+# redirect from http:// to https://. `manage.py check --deploy` is clean then.
+SECURE_COOKIES = envbool("SECURE_COOKIES", False)
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = SECURE_COOKIES
+if SECURE_COOKIES:
+    # HSTS is per host name, every port included, and browsers ignore it for IP
+    # addresses. A day by default: a laptop that later serves plain HTTP again under
+    # the same name is not locked out for long. A public server: HSTS_SECONDS=31536000.
+    SECURE_HSTS_SECONDS = envint("HSTS_SECONDS", 60 * 60 * 24)
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = envbool("HSTS_INCLUDE_SUBDOMAINS", False)
+    SECURE_HSTS_PRELOAD = envbool("HSTS_PRELOAD", False)
+    # Off behind a TLS proxy that redirects by itself.
+    SECURE_SSL_REDIRECT = envbool("SSL_REDIRECT", True)
+    # Subdomains and the browsers' preload list are a choice for the owner of the whole
+    # domain, not a default; the deploy check warns while they are off.
+    SILENCED_SYSTEM_CHECKS = [
+        *([] if SECURE_HSTS_INCLUDE_SUBDOMAINS else ["security.W005"]),
+        *([] if SECURE_HSTS_PRELOAD else ["security.W021"]),
+    ]
+# Behind a TLS proxy: the header it sets to "https" (e.g. X-Forwarded-Proto). Only set
+# it when the proxy always sets or overwrites that header.
+if os.environ.get("PROXY_SSL_HEADER"):
+    SECURE_PROXY_SSL_HEADER = (
+        "HTTP_" + os.environ["PROXY_SSL_HEADER"].strip().upper().replace("-", "_"),
+        "https",
+    )
+
+# Content Security Policy: scripts, styles and images only from this site, no inline
+# script or style at all (htmx's own indicator style is off: templates/base.html), no
+# plugins, no framing, forms post only here.
+SECURE_CSP = {
+    "default-src": [CSP.SELF],
+    "script-src": [CSP.SELF],
+    "style-src": [CSP.SELF],
+    "img-src": [CSP.SELF],
+    "connect-src": [CSP.SELF],
+    "object-src": [CSP.NONE],
+    "base-uri": [CSP.NONE],
+    "frame-ancestors": [CSP.NONE],
+    "form-action": [CSP.SELF],
+}
 
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    # 400/403/404 are answers, not faults: one line each, without a traceback.
+    "filters": {"no_4xx_tracebacks": {"()": "core.logging.DropClientErrorTracebacks"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["no_4xx_tracebacks"]}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
 }

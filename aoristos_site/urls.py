@@ -1,4 +1,4 @@
-from django.contrib import admin
+from django.conf import settings
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
@@ -8,16 +8,20 @@ urlpatterns = [
     path("", core_views.home, name="home"),
     path("healthz", core_views.healthz, name="healthz"),
     path("accounts/signup/", core_views.signup, name="signup"),
-    path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
+    path("accounts/login/", core_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("i18n/", include("django.conf.urls.i18n")),
     path("characters/", include("characters.urls")),
     path("campaigns/", include("campaigns.urls")),
     path("", include("table.urls")),
     path("api/v1/", include("characters.api_urls")),
-    path("admin/", admin.site.urls),
 ]
+if settings.ADMIN_ENABLED:  # off unless ADMIN_ENABLED=1
+    from django.contrib import admin
 
+    urlpatterns.append(path("admin/", admin.site.urls))
+
+handler400 = "core.views.bad_request"
 handler403 = "core.views.forbidden"
 handler404 = "core.views.not_found"
 handler500 = "core.views.server_error"

@@ -801,7 +801,17 @@ async def open_once(
     await close_streams(streams)
     await asyncio.sleep(settle_close)  # time for the server to notice and let go
     after = server.worker_rss_kib()
+    # A second round with the same pages: memory that was kept is reused, not grown.
+    again = FanoutRun()
+    streams = await open_streams(again, target, sessions, target.counter["seq"])
+    await again.wait(0, len(streams), timeout=60)
+    await asyncio.sleep(settle_open)
+    await close_streams(streams)
+    await asyncio.sleep(settle_close)
+    after_again = server.worker_rss_kib()
     return {
+        "rss_after_again": after_again,
+        "regrown": after_again - after,
         "seconds": all_open,
         "opened": len(opened),
         "still_open": still_open,
@@ -1125,6 +1135,15 @@ class Bench:
                 baseline=f"{med(bases, 'kept') / 1024:+.1f} MiB",
                 goal="given back: ≤ 10 % of the growth while open",
                 ok=verdict(kept <= 0.1 * max(grown, 1)),
+            ),
+            Row(
+                name=f"open {n:,} streams again: RSS growth after the 2nd close",
+                value=f"{med(results, 'regrown') / 1024:+.1f} MiB",
+                delivered=f"worker RSS {med(results, 'rss_after') / 1024:.0f} → "
+                f"{med(results, 'rss_after_again') / 1024:.0f} MiB",
+                baseline=f"{med(bases, 'regrown') / 1024:+.1f} MiB",
+                goal="kept memory is reused: ≤ 10 % of the growth while open",
+                ok=verdict(med(results, "regrown") <= 0.1 * max(grown, 1)),
             ),
         ]
 

@@ -6,7 +6,7 @@ from campaigns import journal
 
 urlpatterns = [
     path("", journal.journal, name="journal"),
-    path("<int:entry_pk>/edit/", journal.journal_edit, name="journal_edit"),
-    path("<int:entry_pk>/delete/", journal.journal_delete, name="journal_delete"),
-    path("<int:entry_pk>/pin/", journal.journal_pin, name="journal_pin"),
+    path("<id:entry_pk>/edit/", journal.journal_edit, name="journal_edit"),
+    path("<id:entry_pk>/delete/", journal.journal_delete, name="journal_delete"),
+    path("<id:entry_pk>/pin/", journal.journal_pin, name="journal_pin"),
 ]

@@ -2,7 +2,7 @@ import qrcode
 import qrcode.image.svg
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
@@ -12,7 +12,9 @@ from campaigns import services
 from campaigns.access import get_campaign
 from campaigns.forms import CampaignForm, JoinCodeForm
 from campaigns.models import Campaign, JournalEntry, Membership
+from core import throttle
 from core.network import shareable_url
+from core.params import ParamError, saved_text, strict_id
 
 
 @login_required
@@ -108,13 +110,23 @@ def join(request, token: str):
 @login_required
 def join_by_code(request):
     form = JoinCodeForm(request.POST or None)
+    retry_after = 0
     if request.method == "POST" and form.is_valid():
-        campaign = Campaign.objects.filter(join_code=form.cleaned_data["code"]).first()
-        if campaign is not None:
-            return redirect("campaigns:join", token=campaign.invite_token)
-        form.add_error("code", _("No campaign has that join code."))
-    status = 400 if form.is_bound else 200
-    return render(request, "campaigns/join_code.html", {"form": form}, status=status)
+        checks = throttle.join_code_checks(request)
+        retry_after = throttle.retry_after(checks)
+        if retry_after:
+            form.add_error("code", throttle.throttled_message(retry_after))
+        else:
+            campaign = Campaign.objects.filter(join_code=form.cleaned_data["code"]).first()
+            if campaign is not None:
+                return redirect("campaigns:join", token=campaign.invite_token)
+            throttle.record_failure(checks)
+            form.add_error("code", _("No campaign has that join code."))
+    status = 429 if retry_after else 400 if form.is_bound else 200
+    response = render(request, "campaigns/join_code.html", {"form": form}, status=status)
+    if retry_after:
+        response["Retry-After"] = str(retry_after)
+    return response
 
 
 @login_required
@@ -122,8 +134,12 @@ def join_by_code(request):
 def member_remove(request, pk: int, member_pk: int):
     campaign, _membership = get_campaign(request, pk, gm=True)
     member = get_object_or_404(Membership, pk=member_pk, campaign=campaign)
+    # A ticked checkbox sends its value; an unticked one sends nothing.
+    renew_invitation = "renew_invitation" in request.POST
     try:
-        services.member_remove(campaign=campaign, membership=member)
+        services.member_remove(
+            campaign=campaign, membership=member, renew_invitation=renew_invitation
+        )
     except services.CampaignError as error:
         messages.error(request, str(error))
     else:
@@ -132,6 +148,8 @@ def member_remove(request, pk: int, member_pk: int):
             _("%(user)s left the campaign; their characters stay theirs.")
             % {"user": member.user.username},
         )
+        if renew_invitation:
+            messages.info(request, _("The campaign has a new join code and link."))
     return redirect(campaign)
 
 
@@ -155,10 +173,10 @@ def seat_move(request, pk: int, member_pk: int):
 def character_bring(request, pk: int):
     """A player brings one of their own characters, not yet in any campaign, to this one."""
     campaign, _membership = get_campaign(request, pk)
-    character_id = request.POST.get("character", "")
-    if not character_id.isdigit():
-        raise Http404
-    character = get_object_or_404(request.user.characters, pk=int(character_id))
+    character_id = strict_id(request.POST.get("character"), name="character")
+    if character_id is None:
+        raise ParamError(_("Choose a character to bring."))
+    character = get_object_or_404(request.user.characters, pk=character_id)
     try:
         services.character_bring(campaign=campaign, character=character)
     except services.CampaignError as error:
@@ -174,7 +192,7 @@ def character_bring(request, pk: int):
 @require_POST
 def gm_notes(request, pk: int):
     campaign, _membership = get_campaign(request, pk, gm=True)
-    campaign.gm_notes = request.POST.get("gm_notes", "")[:20_000]
+    campaign.gm_notes = saved_text(request.POST.get("gm_notes"), max_length=20_000)
     campaign.save(update_fields=["gm_notes"])
     messages.success(request, _("The notes were saved."))
     return redirect(f"{campaign.get_absolute_url()}#gm-notes")

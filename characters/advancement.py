@@ -247,8 +247,14 @@ def level_rows(terms, levels: dict[str, int], saved: int, cap: int) -> list[dict
     return rows
 
 
-def ledger_rows(character: Character) -> list[dict]:
-    entries = list(character.ledger.select_related("created_by").order_by("-pk"))
+# The page shows the newest ledger entries; a spend's undo is newer than the spend, so every
+# undone spend shown is marked. ?ledger=all shows the whole ledger.
+LEDGER_ROWS = 20
+
+
+def ledger_rows(character: Character, limit: int | None = LEDGER_ROWS) -> list[dict]:
+    entries = character.ledger.select_related("created_by").order_by("-pk")
+    entries = list(entries if limit is None else entries[:limit])
     undone = {entry.undoes_id for entry in entries if entry.undoes_id}
     rows = []
     for entry in entries:
@@ -257,8 +263,9 @@ def ledger_rows(character: Character) -> list[dict]:
     return rows
 
 
-def page_context(character: Character, access: Access, **extra) -> dict:
+def page_context(character: Character, access: Access, *, whole_ledger=False, **extra) -> dict:
     levels = character.levels()
+    ledger = ledger_rows(character, None if whole_ledger else LEDGER_ROWS + 1)
     saved = character.saved_dp()
     cap = services.level_cap_for(character)
     last_spend = services.undoable_spend(character)
@@ -269,7 +276,8 @@ def page_context(character: Character, access: Access, **extra) -> dict:
         "cap": cap,
         "attribute_rows": level_rows(ATTRIBUTE_TERMS, levels, saved, cap),
         "skill_rows": level_rows(SKILL_TERMS, levels, saved, cap),
-        "ledger": ledger_rows(character),
+        "ledger": ledger if whole_ledger else ledger[:LEDGER_ROWS],
+        "ledger_more": not whole_ledger and len(ledger) > LEDGER_ROWS,
         "last_spend": last_spend,
         "last_spend_term": TERMS[last_spend.key] if last_spend else None,
         "last_spend_cost": -last_spend.amount if last_spend else None,
@@ -287,7 +295,8 @@ def page_context(character: Character, access: Access, **extra) -> dict:
 @login_required
 def advancement_page(request, pk: int):
     character, access = get_character(request, pk, Access.EDIT)
-    return render(request, "characters/advancement.html", page_context(character, access))
+    context = page_context(character, access, whole_ledger=request.GET.get("ledger") == "all")
+    return render(request, "characters/advancement.html", context)
 
 
 def after_change(request, character, access, *, notice: str):

@@ -9,8 +9,8 @@ from django.urls import path
 from characters.advancement import advancement_page, award, spend, undo
 
 urlpatterns = [
-    path("<int:pk>/advancement/", advancement_page, name="advancement"),
-    path("<int:pk>/advancement/spend/", spend, name="spend"),
-    path("<int:pk>/advancement/undo/", undo, name="undo"),
-    path("<int:pk>/advancement/award/", award, name="award"),
+    path("<id:pk>/advancement/", advancement_page, name="advancement"),
+    path("<id:pk>/advancement/spend/", spend, name="spend"),
+    path("<id:pk>/advancement/undo/", undo, name="undo"),
+    path("<id:pk>/advancement/award/", award, name="award"),
 ]

@@ -1,7 +1,6 @@
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
@@ -10,6 +9,7 @@ from campaigns.access import Access, get_campaign, get_character
 from characters.forms import CharacterForm, ItemForm, OddsForm, issue_message
 from characters.models import Character, Item
 from characters.terms import ATTRIBUTE_TERMS, SECONDARY_TERMS, SKILL_TERMS
+from core.params import saved_text, strict_id
 from rules.aoristos import character as rules
 from rules.aoristos import success
 
@@ -89,11 +89,9 @@ def character_list(request):
 def new_character(request) -> Character:
     """A new character for the user; with ?campaign=ID, in that campaign with its UP and cap."""
     character = Character(owner=request.user)
-    campaign_id = request.GET.get("campaign", "")
-    if campaign_id:
-        if not campaign_id.isdigit():
-            raise Http404
-        campaign, _membership = get_campaign(request, int(campaign_id))
+    campaign_id = strict_id(request.GET.get("campaign"), name="campaign")
+    if campaign_id is not None:
+        campaign, _membership = get_campaign(request, campaign_id)
         character.campaign = campaign
         character.dp_budget = campaign.starting_dp
         character.level_cap = campaign.level_cap
@@ -240,7 +238,7 @@ def character_delete(request, pk: int):
 def character_gm_notes(request, pk: int):
     """The GM's private notes on a character of their campaign."""
     character, _access = get_character(request, pk, Access.GM)
-    character.gm_notes = request.POST.get("gm_notes", "")[:10_000]
+    character.gm_notes = saved_text(request.POST.get("gm_notes"), max_length=10_000)
     character.save(update_fields=["gm_notes", "updated_at"])
     messages.success(request, _("The notes were saved."))
     return redirect(f"{character.get_absolute_url()}#gm-notes")

@@ -1,10 +1,13 @@
 from django.contrib.auth import login
-from django.http import HttpResponse
+from django.contrib.auth import views as auth_views
+from django.http import HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET
 
-from core.forms import SignupForm
+from core import throttle
+from core.forms import LoginForm, SignupForm
+from core.params import ParamError
 
 
 def home(request):
@@ -18,10 +21,28 @@ def healthz(request):
     return HttpResponse("ok", content_type="text/plain")
 
 
+class LoginView(auth_views.LoginView):
+    """Django's login page with the login throttle: 429 while it refuses attempts."""
+
+    form_class = LoginForm
+
+    def form_valid(self, form):
+        throttle.clear(throttle.LOGIN_PER_USERNAME, throttle.username_key(form.get_user().username))
+        return super().form_valid(form)
+
+    def form_invalid(self, form):
+        response = super().form_invalid(form)
+        if form.retry_after:
+            response.status_code = 429
+            response["Retry-After"] = str(form.retry_after)
+        return response
+
+
 def safe_next(request) -> str:
     """Where to go after signing up: ?next= (e.g. an invitation link) if it is our own."""
     target = request.POST.get("next") or request.GET.get("next") or ""
-    allowed = url_has_allowed_host_and_scheme(
+    # A path on this site; "1" or "home" would be taken for a URL name by redirect().
+    allowed = target.startswith("/") and url_has_allowed_host_and_scheme(
         target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
     )
     return target if allowed else ""
@@ -39,6 +60,15 @@ def signup(request):
     status = 400 if form.is_bound else 200
     context = {"form": form, "next": next_url}
     return render(request, "registration/signup.html", context, status=status)
+
+
+def bad_request(request, exception=None):
+    """400: malformed input. Our own ParamError says which parameter; other causes (a
+    broken form body, a disallowed host) keep their details out of the page."""
+    detail = str(exception) if isinstance(exception, ParamError) else ""
+    if request.path.startswith("/api/"):
+        return JsonResponse({"error": detail or "bad request"}, status=400)
+    return render(request, "400.html", {"detail": detail}, status=400)
 
 
 def forbidden(request, exception=None):

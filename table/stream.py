@@ -25,6 +25,8 @@ router in `aoristos_site/asgi.py` sends `/live/` here) rather than a Django view
 """
 
 import asyncio
+import ctypes
+import gc
 import logging
 import os
 import re
@@ -57,6 +59,7 @@ STREAMS_PER_MEMBER = 4
 DB_THREADS = 4
 POLL_SECONDS = 2.0  # with Redis: how often hubs check the database for missed events
 RETRY_AFTER_SECONDS = 10
+TRIM_EVERY = 256  # streams closed between two memory trims
 
 PATH = re.compile(r"^/live/campaigns/([0-9]{1,18})/events/?$")
 SEQ = re.compile(r"^[0-9]{1,18}$")
@@ -303,6 +306,8 @@ class Registry:
         self.by_user: dict[int, list[Stream]] = {}
         self.count = 0
         self.stopping = False
+        self.trimmed_at = 0  # the stream count at the last memory trim
+        self.trim_handle: asyncio.TimerHandle | None = None
         self.tasks: set[asyncio.Task] = set()
         self.ticker = loop.create_task(self.tick())
         broadcaster = get_broadcaster()
@@ -323,6 +328,7 @@ class Registry:
     def add(self, hub: Hub, stream: Stream) -> None:
         hub.streams.add(stream)
         self.count += 1
+        self.trimmed_at = max(self.trimmed_at, self.count)
         mine = self.by_user.setdefault(stream.member.user_id, [])
         mine.append(stream)
         while len(mine) > STREAMS_PER_MEMBER:
@@ -343,6 +349,16 @@ class Registry:
         if not hub.streams and self.hubs.get(hub.campaign_id) is hub:
             del self.hubs[hub.campaign_id]
             hub.close()
+        if self.count <= self.trimmed_at - TRIM_EVERY or self.count == 0:
+            self.trim_soon()
+
+    def trim_soon(self) -> None:
+        """After many streams closed, give their memory back to the system (glibc keeps
+        freed heap otherwise): once, a second after the closing settles."""
+        self.trimmed_at = self.count
+        if self.trim_handle is not None:
+            self.trim_handle.cancel()
+        self.trim_handle = self.loop.call_later(1.0, release_memory)
 
     def stop(self) -> None:
         """Server shutdown: every stream ends now; new ones are refused."""
@@ -392,6 +408,14 @@ class Registry:
                     for stream in hub.streams:
                         stream.keepalive_due = True
                         stream.wake.set()
+
+
+def release_memory() -> None:
+    gc.collect()
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc: nothing to trim
+        pass
 
 
 _registries: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Registry]" = (

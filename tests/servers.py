@@ -1,6 +1,7 @@
 """Start the real server (granian, as `make serve` runs it) on the test database."""
 
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -39,37 +40,59 @@ class SiteServer:
     log: Path
 
     def stop(self) -> None:
+        workers = child_pids(self.process.pid)
         self.process.terminate()
         try:
             self.process.wait(timeout=10)
         except subprocess.TimeoutExpired:
             self.process.kill()
+            self.process.wait(timeout=10)
+        # granian's worker outlives a killed main process (it keeps serving the port and
+        # its database connections): end it too.
+        kill_leftover_workers(workers)
 
 
-def start_site_server(workdir: Path) -> SiteServer:
-    port = free_port()
+def start_site_server(
+    workdir: Path,
+    env: dict[str, str] | None = None,
+    *,
+    port: int | None = None,
+    collectstatic: bool = True,
+) -> SiteServer:
+    """Start granian on the test database. `env` adds or overrides environment variables
+    (MAX_STREAMS, REDIS_URL, ...); a value of None removes one. `port` reuses a port (a
+    restart); `collectstatic=False` skips the static files a previous start in the same
+    `workdir` already collected."""
+    port = port or free_port()
     # The same secret key, so sessions made by the tests are valid on the server.
-    env = dict(
+    server_env = dict(
         os.environ,
         DATA_DIR=str(workdir),
         STATIC_ROOT=str(workdir / "static"),
         SECRET_KEY=settings.SECRET_KEY,
         **database_env(),
     )
-    env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
-    # As `make serve` does: hashed, compressed static files for whitenoise.
-    subprocess.run(
-        [sys.executable, "manage.py", "collectstatic", "--noinput", "-v0"],
-        cwd=ROOT,
-        env=env,
-        check=True,
-    )
+    server_env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+    for name, value in (env or {}).items():
+        if value is None:
+            server_env.pop(name, None)
+        else:
+            server_env[name] = value
+    env = server_env
+    if collectstatic:
+        # As `make serve` does: hashed, compressed static files for whitenoise.
+        subprocess.run(
+            [sys.executable, "manage.py", "collectstatic", "--noinput", "-v0"],
+            cwd=ROOT,
+            env=env,
+            check=True,
+        )
     log = workdir / "server.log"
     process = subprocess.Popen(
         granian_command("127.0.0.1", port),
         cwd=ROOT,
         env=env,
-        stdout=log.open("w"),
+        stdout=log.open("a"),
         stderr=subprocess.STDOUT,
     )
     url = f"http://127.0.0.1:{port}"
@@ -84,3 +107,48 @@ def start_site_server(workdir: Path) -> SiteServer:
             time.sleep(0.2)
     process.kill()
     raise RuntimeError(f"the server did not answer in 30 s: {log.read_text()}")
+
+
+def child_pids(pid: int) -> list[int]:
+    """The live child processes of `pid` (Linux /proc)."""
+    children = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        # pid (comm) state ppid ...: comm may hold spaces and parentheses.
+        fields = stat[stat.rindex(")") + 2 :].split()
+        if int(fields[1]) == pid and fields[0] != "Z":
+            children.append(int(entry.name))
+    return sorted(children)
+
+
+def worker_pid(server: SiteServer, timeout: float = 10) -> int:
+    """granian's worker: the child of the main process that serves the requests."""
+    deadline = time.monotonic() + timeout
+    while True:
+        for child in child_pids(server.process.pid):
+            command = Path(f"/proc/{child}/cmdline").read_bytes().replace(b"\0", b" ")
+            if b"resource_tracker" not in command:
+                return child
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"no granian worker under pid {server.process.pid}")
+        time.sleep(0.1)
+
+
+def thread_count(pid: int) -> int:
+    return len(list(Path(f"/proc/{pid}/task").iterdir()))
+
+
+def kill_leftover_workers(pids: list[int]) -> None:
+    """SIGKILL those of `pids` that are still granian processes (no other process that
+    happens to reuse a number)."""
+    for pid in pids:
+        try:
+            if b"granian" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                os.kill(pid, signal.SIGKILL)
+        except (OSError, ProcessLookupError):
+            pass

@@ -14,18 +14,55 @@ document.addEventListener("click", (event) => {
 });
 
 // The live table's connection state, so nobody trusts a page that stopped listening.
-function setLiveStatus(state) {
+function setLiveStatus(state, text) {
   const status = document.getElementById("live-status");
-  if (!status) return;
+  if (!status || status.dataset.state === "closed") return;
   status.dataset.state = state;
-  status.textContent = state === "live" ? status.dataset.live : status.dataset.lost;
+  status.textContent = text ?? (state === "live" ? status.dataset.live : status.dataset.lost);
 }
 document.addEventListener("htmx:after:sse:connection", () => setLiveStatus("live"));
 document.addEventListener("htmx:sse:error", () => setLiveStatus("lost"));
 document.addEventListener("htmx:sse:close", () => setLiveStatus("lost"));
+
+// The server ended this page's stream for good (the member was removed, or the table was
+// opened in another window): say why; hx-sse:close="table-closed" stops reconnecting.
+document.addEventListener("table-closed", (event) => {
+  setLiveStatus("closed", event.detail?.data);
+});
+
+// The first connection refused (the server is full or restarting, 503 with Retry-After;
+// a network error): say so and try again, where htmx would give up.
+function retryLiveConnection(log, seconds) {
+  setLiveStatus("lost");
+  window.setTimeout(() => {
+    if (log.isConnected && !log._htmx?.sse) htmx.ajax("GET", log.getAttribute("hx-sse:connect"), { source: log });
+  }, seconds * 1000);
+}
+document.addEventListener("htmx:after:request", (event) => {
+  const log = event.target;
+  if (!log.hasAttribute?.("hx-sse:connect")) return;
+  const response = event.detail?.ctx?.response;
+  if (!response || response.status < 400) return;
+  event.preventDefault(); // nothing to swap into the log
+  const after = Number.parseInt(response.headers?.get("Retry-After") ?? "", 10);
+  retryLiveConnection(log, Number.isNaN(after) ? 5 : Math.min(after, 60));
+});
+document.addEventListener("htmx:error", (event) => {
+  const log = event.target;
+  if (log.hasAttribute?.("hx-sse:connect") && !log._htmx?.sse) retryLiveConnection(log, 5);
+});
 
 // Forms that change something hard to undo ask first: <form data-confirm="Sure?">.
 document.addEventListener("submit", (event) => {
   const message = event.target.dataset?.confirm;
   if (message && !window.confirm(message)) event.preventDefault();
 }, true);
+
+// Behaviour that used to sit in inline attributes, which the Content Security Policy
+// forbids: <button data-print> prints the page; <input data-select-on-click> selects its
+// text when clicked (the invitation link, to copy).
+document.addEventListener("click", (event) => {
+  if (event.target.closest("[data-print]")) window.print();
+  const input = event.target.closest("input[data-select-on-click]");
+  if (input) input.select();
+});

@@ -5,7 +5,7 @@ import sys
 
 from django.conf import settings
 from django.core.management import call_command
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
 from core.demo import load_demo
 from core.network import lan_addresses
@@ -21,6 +21,8 @@ class Command(BaseCommand):
         parser.add_argument("--no-demo", action="store_true", help="skip the demo accounts")
 
     def handle(self, *args, host, port, no_demo, **options):
+        certfile, keyfile = tls_files()
+        scheme = "https" if certfile else "http"
         call_command("migrate", interactive=False, verbosity=0)
         call_command("collectstatic", interactive=False, verbosity=0)
         out = self.stdout
@@ -32,16 +34,28 @@ class Command(BaseCommand):
             )
             for username, password in logins.items():
                 out.write(f"  {username:<14} {password}")
-        out.write("Open on this computer:   " + f"http://localhost:{port}/")
+        out.write("Open on this computer:   " + f"{scheme}://localhost:{port}/")
         if host in ("0.0.0.0", "::"):
             for addr in lan_addresses():
                 out.write(
-                    "Open on phones (LAN):    " + self.style.SUCCESS(f"http://{addr}:{port}/")
+                    "Open on phones (LAN):    " + self.style.SUCCESS(f"{scheme}://{addr}:{port}/")
                 )
         else:
             out.write(f"Listening on {host}:{port} only.")
         out.write("Stop with Ctrl+C.")
         sys.stdout.flush()
-        argv = granian_command(host, port)
+        argv = granian_command(host, port, ssl_certfile=certfile, ssl_keyfile=keyfile)
         os.chdir(settings.BASE_DIR)
         os.execv(argv[0], argv)
+
+
+def tls_files() -> tuple[str, str]:
+    """SSL_CERTFILE and SSL_KEYFILE: both (serve HTTPS) or neither (plain HTTP)."""
+    certfile = os.environ.get("SSL_CERTFILE", "").strip()
+    keyfile = os.environ.get("SSL_KEYFILE", "").strip()
+    if bool(certfile) != bool(keyfile):
+        raise CommandError("Set both SSL_CERTFILE and SSL_KEYFILE to serve HTTPS, or neither.")
+    for name, path in (("SSL_CERTFILE", certfile), ("SSL_KEYFILE", keyfile)):
+        if path and not os.path.isfile(path):
+            raise CommandError(f"{name}: no such file: {path}")
+    return certfile, keyfile

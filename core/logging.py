@@ -1,0 +1,28 @@
+"""Logging pieces used by settings.LOGGING."""
+
+import logging
+
+CLIENT_ERROR_LOGGERS = ("django.request", "django.security")
+
+
+class DropClientErrorTracebacks(logging.Filter):
+    """Drop the traceback from Django's records of 4xx answers.
+
+    Django logs PermissionDenied, BadRequest and SuspiciousOperation (django.request,
+    django.security.*) with exc_info: a 403 for a player at a GM page would print a whole
+    traceback. Those are expected answers to what a client asked, not faults; the record
+    keeps its one-line message ("Forbidden (Permission denied): /campaigns/1/edit/").
+    5xx records keep their traceback.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        status = getattr(record, "status_code", None)
+        from_django = any(
+            record.name == name or record.name.startswith(name + ".")
+            for name in CLIENT_ERROR_LOGGERS
+        )
+        if from_django and isinstance(status, int) and 400 <= status < 500:
+            record.exc_info = None
+            record.exc_text = None
+            record.stack_info = None
+        return True
