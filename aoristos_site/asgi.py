@@ -3,27 +3,27 @@
 granian serves this module with `--interface asginl` (see `core/serving.py`). Ordinary
 pages are sync Django views; under Django's ASGI handler every sync middleware costs a
 thread hop, which measured several times slower than WSGI on these machines. So the
-router hands page requests to Django's WSGI handler in a thread pool (one hop per
-request) and keeps the event loop for what needs it: the live table's streams under
-STREAM_PREFIX, served by `table.stream`, a plain ASGI application that holds no thread
-and no database connection per open page.
+router hands page requests to Django's WSGI handler in a thread pool, one hop there and
+one back per request (`aoristos_site.pages`), and keeps the event loop for what needs
+it: the live table's streams under STREAM_PREFIX, served by `table.stream`, a plain ASGI
+application that holds no thread and no database connection per open page.
 """
 
 import os
 
-from a2wsgi import WSGIMiddleware
 from django.core.wsgi import get_wsgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "aoristos_site.settings")
 
 django_wsgi_app = get_wsgi_application()  # sets Django up
 
-from table import stream  # noqa: E402  (after Django is set up)
+from aoristos_site.pages import PageApplication  # noqa: E402  (after Django is set up)
+from table import stream  # noqa: E402
 
 STREAM_PREFIX = "/live/"
 PAGE_THREADS = int(os.environ.get("PAGE_THREADS", "16"))
 
-django_wsgi = WSGIMiddleware(django_wsgi_app, workers=PAGE_THREADS)
+pages = PageApplication(django_wsgi_app, threads=PAGE_THREADS)
 
 
 async def application(scope, receive, send):
@@ -31,13 +31,7 @@ async def application(scope, receive, send):
         if scope["path"].startswith(STREAM_PREFIX):
             await stream.application(scope, receive, send)
             return
-
-        async def receive_coroutine():
-            # a2wsgi hands receive() to run_coroutine_threadsafe, which needs a real
-            # coroutine; granian's receive returns another awaitable (bodies failed).
-            return await receive()
-
-        await django_wsgi(scope, receive_coroutine, send)
+        await pages(scope, receive, send)
     elif scope["type"] == "lifespan":
         while True:
             message = await receive()

@@ -23,6 +23,7 @@ returns without waiting for the next event.
 """
 
 import asyncio
+import contextlib
 import json
 import logging
 import queue
@@ -180,10 +181,8 @@ class RedisBroadcaster(LocalBroadcaster):
         does not answer does not hold a stream up: the poll covers for it."""
         event = self._ready.get(asyncio.get_running_loop())
         if event is not None:
-            try:
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(event.wait(), timeout)
-            except TimeoutError:
-                pass
 
     async def _listen(self, loop, ready: asyncio.Event) -> None:
         import redis.asyncio as aioredis
@@ -223,10 +222,8 @@ class RedisBroadcaster(LocalBroadcaster):
                 ready.set()
                 await asyncio.sleep(1)
             finally:
-                try:
+                with contextlib.suppress(Exception):
                     await asyncio.wait_for(client.aclose(), 1)
-                except Exception:
-                    pass
 
 
 _broadcaster: LocalBroadcaster | None = None

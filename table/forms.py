@@ -8,9 +8,9 @@ from rules.aoristos import character as rules
 from rules.aoristos import dice, success
 
 
-class RollForm(forms.Form):
-    """The dice tray: a free hand ("2B2T+1"), or a success test of a character's properties
-    (p. 5) with the GST as the default ST."""
+class HandForm(forms.Form):
+    """A bare dice hand ("2B2T+1") from the tray. The roll view checks a hand with this
+    form alone: it neither needs nor reads a character, so a hand costs no query."""
 
     MODE_HAND = "hand"
     MODE_TEST = "test"
@@ -30,6 +30,34 @@ class RollForm(forms.Form):
             (dice.Purpose.STRESS, _("lowest free dice (stress)")),
         ],
     )
+    secret = forms.BooleanField(label=_("Secret roll (only you see it)"), required=False)
+
+    def __init__(self, *args, can_roll_secretly: bool, **kwargs):
+        super().__init__(*args, **kwargs)
+        if not can_roll_secretly:
+            del self.fields["secret"]
+
+    def clean_hand(self):
+        text = self.cleaned_data["hand"].strip()
+        if self.data.get("mode") != self.MODE_HAND:
+            return None
+        if not text:
+            raise forms.ValidationError(_("Write a dice hand, e.g. 2B2T+1."))
+        try:
+            return dice.parse_hand(text)
+        except RulesError as error:
+            raise forms.ValidationError(str(error)) from error
+
+
+class RollForm(HandForm):
+    """The dice tray: a free hand, or a success test of a character's properties (p. 5)
+    with the GST as the default ST."""
+
+    field_order = [
+        *("mode", "hand", "purpose", "character", "properties", "free", "forced", "threshold"),
+        "secret",
+    ]
+
     # Checked in clean() against the characters this user may roll for, and only in a test:
     # a bare hand neither needs nor checks one.
     character = forms.CharField(label=_("Character"), required=False, widget=forms.Select)
@@ -46,30 +74,16 @@ class RollForm(forms.Form):
         label=_("Forced dice (T)"), min_value=0, max_value=5, required=False, initial=0
     )
     threshold = forms.IntegerField(label=_("ST"), min_value=0, max_value=999, required=False)
-    secret = forms.BooleanField(label=_("Secret roll (only you see it)"), required=False)
 
     def __init__(self, *args, characters, can_roll_secretly: bool, **kwargs):
         """`characters`: a queryset of the characters this user may roll for. Validating
         fetches only the chosen one; the list is read only if the form is rendered."""
-        super().__init__(*args, **kwargs)
+        super().__init__(*args, can_roll_secretly=can_roll_secretly, **kwargs)
         self.characters = characters
         self.character = None
         self.fields["character"].widget.choices = CallableChoiceIterator(
             lambda: [(c.pk, c.name) for c in characters]
         )
-        if not can_roll_secretly:
-            del self.fields["secret"]
-
-    def clean_hand(self):
-        text = self.cleaned_data["hand"].strip()
-        if self.data.get("mode") != self.MODE_HAND:
-            return None
-        if not text:
-            raise forms.ValidationError(_("Write a dice hand, e.g. 2B2T+1."))
-        try:
-            return dice.parse_hand(text)
-        except RulesError as error:
-            raise forms.ValidationError(str(error)) from error
 
     def clean(self):
         cleaned = super().clean()

@@ -1,5 +1,6 @@
 """Rolling at the live table: every die on the server, every roll numbered and broadcast."""
 
+import functools
 import secrets
 
 from django.db import connection, transaction
@@ -96,6 +97,24 @@ INSERTED = (
 )
 
 
+@functools.cache
+def _insert_sql(vendor: str) -> tuple[list, str]:
+    """The fields and the statement of `insert`, built once per database vendor."""
+    qn = connection.ops.quote_name
+    fields = [RollEvent._meta.get_field(name) for name in INSERTED]
+    columns = ", ".join(qn(field.column) for field in fields)
+    lock = " FOR UPDATE" if vendor == "postgresql" else ""
+    sql = (
+        f"INSERT INTO {qn(RollEvent._meta.db_table)} ({columns}, {qn('seq')}) "
+        f"VALUES ({', '.join(['%s'] * len(fields))}, "
+        f"(SELECT event_seq + 1 FROM {qn(Campaign._meta.db_table)} WHERE id = %s{lock})) "
+        f"ON CONFLICT ({qn('actor_id')}, {qn('idempotency_key')}) "
+        f"WHERE {qn('idempotency_key')} IS NOT NULL DO NOTHING "
+        f"RETURNING {qn('id')}, {qn('seq')}"
+    )
+    return fields, sql
+
+
 def insert(event: RollEvent) -> bool:
     """Store `event` with the campaign's next number, in one statement; set its pk and seq.
     False when the actor already has a roll with its idempotency key (nothing stored).
@@ -106,19 +125,8 @@ def insert(event: RollEvent) -> bool:
     number this one left. On SQLite the statement holds the write lock. Outside a
     transaction the statement is its own (autocommit): no BEGIN or COMMIT round trips.
     """
-    qn = connection.ops.quote_name
-    fields = [RollEvent._meta.get_field(name) for name in INSERTED]
-    columns = ", ".join(qn(field.column) for field in fields)
+    fields, sql = _insert_sql(connection.vendor)
     values = [field.get_db_prep_save(getattr(event, field.attname), connection) for field in fields]
-    lock = " FOR UPDATE" if connection.vendor == "postgresql" else ""
-    sql = (
-        f"INSERT INTO {qn(RollEvent._meta.db_table)} ({columns}, {qn('seq')}) "
-        f"VALUES ({', '.join(['%s'] * len(fields))}, "
-        f"(SELECT event_seq + 1 FROM {qn(Campaign._meta.db_table)} WHERE id = %s{lock})) "
-        f"ON CONFLICT ({qn('actor_id')}, {qn('idempotency_key')}) "
-        f"WHERE {qn('idempotency_key')} IS NOT NULL DO NOTHING "
-        f"RETURNING {qn('id')}, {qn('seq')}"
-    )
     with connection.cursor() as cursor:
         cursor.execute(sql, [*values, event.campaign_id])
         row = cursor.fetchone()

@@ -25,6 +25,7 @@ router in `aoristos_site/asgi.py` sends `/live/` here) rather than a Django view
 """
 
 import asyncio
+import contextlib
 import ctypes
 import gc
 import logging
@@ -136,8 +137,8 @@ def member_of(session_key: str, campaign_id: int) -> Member | None:
 
 def language_of(cookies: dict) -> str:
     chosen = cookies.get(settings.LANGUAGE_COOKIE_NAME, "")
-    return chosen if chosen in {code for code, _name in settings.LANGUAGES} else (
-        settings.LANGUAGE_CODE
+    return (
+        chosen if chosen in {code for code, _name in settings.LANGUAGES} else settings.LANGUAGE_CODE
     )
 
 
@@ -219,9 +220,11 @@ class Hub:
         from campaigns.models import Campaign
 
         def last_seq():
-            return Campaign.objects.filter(pk=self.campaign_id).values_list(
-                "event_seq", flat=True
-            ).first()
+            return (
+                Campaign.objects.filter(pk=self.campaign_id)
+                .values_list("event_seq", flat=True)
+                .first()
+            )
 
         try:
             self.head = self.base = await run_db(last_seq) or 0
@@ -412,10 +415,8 @@ class Registry:
 
 def release_memory() -> None:
     gc.collect()
-    try:
+    with contextlib.suppress(OSError, AttributeError):  # not glibc: nothing to trim
         ctypes.CDLL("libc.so.6").malloc_trim(0)
-    except (OSError, AttributeError):  # not glibc: nothing to trim
-        pass
 
 
 _registries: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Registry]" = (
@@ -448,10 +449,8 @@ def install_signal_handlers(registry: Registry) -> None:
 
         def handler(number, frame, previous=previous):
             for loop, found in list(_registries.items()):
-                try:
+                with contextlib.suppress(RuntimeError):  # a closed loop has no streams
                     loop.call_soon_threadsafe(found.stop)
-                except RuntimeError:  # a closed loop has no streams
-                    pass
             if callable(previous):
                 previous(number, frame)
             elif previous == signal.SIG_DFL:

@@ -11,7 +11,7 @@ from core.db import idempotency
 from core.params import strict_int
 from rules.aoristos import dice, success
 from table import services
-from table.forms import RollForm
+from table.forms import HandForm, RollForm
 
 
 def member_view(view):
@@ -36,7 +36,11 @@ def rollable_characters(membership):
     return characters if membership.is_gm else characters.filter(owner_id=membership.user_id)
 
 
-def roll_form(membership, data=None) -> RollForm:
+def roll_form(membership, data=None) -> HandForm:
+    """The tray's form. A bare hand is checked by `HandForm`, which needs no character
+    (no query, and a hand stays rollable whatever happened to the characters)."""
+    if data is not None and data.get("mode") == HandForm.MODE_HAND:
+        return HandForm(data, can_roll_secretly=membership.is_gm)
     return RollForm(
         data,
         characters=rollable_characters(membership),

@@ -18,12 +18,12 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from a2wsgi import WSGIMiddleware
 from django.core.handlers.wsgi import WSGIHandler
 from django.db import OperationalError, connection, connections, transaction
 from django.db.backends.signals import connection_created
 
 import aoristos_site
+from aoristos_site.pages import PageApplication
 from campaigns.models import Campaign
 from campaigns.services import campaign_create, campaign_join
 from characters import services as advancement
@@ -227,8 +227,8 @@ def test_a_connection_dropped_inside_a_transaction_gives_its_turn_back(campaign)
 
 def test_a_page_thread_keeps_its_connection_between_requests(campaign, alice, monkeypatch):
     """The router (aoristos_site/asgi.py) runs pages through Django's WSGI handler in a
-    thread pool (a2wsgi). With the production settings' CONN_MAX_AGE, ten requests on one
-    page thread open one database connection, not ten."""
+    thread pool (aoristos_site/pages.py). With the production settings' CONN_MAX_AGE, ten
+    requests on one page thread open one database connection, not ten."""
     production = runpy.run_path(str(Path(aoristos_site.__file__).parent / "settings.py"))
     max_age = production["DATABASES"]["default"]["CONN_MAX_AGE"]
     assert max_age is None or max_age >= 60
@@ -239,15 +239,15 @@ def test_a_page_thread_keeps_its_connection_between_requests(campaign, alice, mo
         opened.append(threading.get_ident())
 
     connection_created.connect(count)
-    pages = WSGIMiddleware(WSGIHandler(), workers=1)
+    pages = PageApplication(WSGIHandler(), threads=1)
     path = f"/campaigns/{campaign.pk}/table/"
     cookie = f"sessionid={session_cookie(alice)}".encode()
     try:
         statuses = asyncio.run(get_pages(pages, path, cookie, times=10))
     finally:
         connection_created.disconnect(count)
-        pages.executor.submit(connections.close_all).result()
-        pages.executor.shutdown()
+        pages.pool.submit(connections.close_all).result()
+        pages.pool.shutdown()
     assert statuses == [200] * 10
     assert len(opened) == 1
 
