@@ -288,7 +288,10 @@ def page_context(character: Character, access: Access, *, whole_ledger=False, **
     }
     if context["is_gm"] and "award_form" not in extra:
         context["award_form"] = AwardForm()
+    # Each of the ~30 raise buttons is a form to the same URL: reversed once, not per row.
     context["award_url"] = reverse("characters:award", args=[character.pk])
+    context["spend_url"] = reverse("characters:spend", args=[character.pk])
+    context["undo_url"] = reverse("characters:undo", args=[character.pk])
     return context | extra
 
 
