@@ -104,11 +104,12 @@ class Member:
 def member_of(session_key: str, campaign_id: int) -> Member | None:
     """The logged-in member of the campaign behind a session key, checked as Django's
     `get_user` checks a session (its backend, an active user, the session's auth hash).
-    Two queries: the session, and the membership with its user."""
+    Two queries, their SQL built once: the session, and the membership with its user.
+    Opening a thousand pages at once runs this a thousand times."""
     from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
     from django.contrib.auth.backends import ModelBackend
 
-    from campaigns.models import Membership
+    from campaigns.access import membership_with_campaign_and_user
 
     if not session_key or len(session_key) > 64:
         return None
@@ -119,11 +120,7 @@ def member_of(session_key: str, campaign_id: int) -> Member | None:
         settings.AUTHENTICATION_BACKENDS
     ):
         return None
-    membership = (
-        Membership.objects.select_related("user")
-        .filter(campaign_id=campaign_id, user_id=int(user_id))
-        .first()
-    )
+    membership = membership_with_campaign_and_user(campaign_id, int(user_id))
     if membership is None:
         return None
     user = membership.user
