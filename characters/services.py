@@ -72,7 +72,14 @@ def undoable_spend(character: Character) -> DpEntry | None:
 
 
 def _locked(character: Character) -> Character:
-    return Character.objects.select_for_update().get(pk=character.pk)
+    """The character again, its row locked until commit, with its campaign (for the level
+    cap) in the same query. Only the character's row is locked: the campaign row is the
+    one every roll's INSERT locks for its number (table.services.insert)."""
+    return (
+        Character.objects.select_for_update(of=("self",))
+        .select_related("campaign")
+        .get(pk=character.pk)
+    )
 
 
 def _made_before(idempotency_key: str | None, by, kind: str, character=None) -> list[DpEntry]:
