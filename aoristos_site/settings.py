@@ -216,6 +216,9 @@ SECURE_CONTENT_TYPE_NOSNIFF = True
 # redirect from http:// to https://. `manage.py check --deploy` is clean then.
 SECURE_COOKIES = envbool("SECURE_COOKIES", False)
 SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = SECURE_COOKIES
+# Browsers ignore Cross-Origin-Opener-Policy on a plain-HTTP LAN address and log a warning
+# on every page: send it only over HTTPS, where it works.
+SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin" if SECURE_COOKIES else None
 if SECURE_COOKIES:
     # HSTS is per host name, every port included, and browsers ignore it for IP
     # addresses. A day by default: a laptop that later serves plain HTTP again under

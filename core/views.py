@@ -2,6 +2,7 @@ from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
 from django.http import HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
+from django.templatetags.static import static
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET
 
@@ -19,6 +20,12 @@ def home(request):
 @require_GET
 def healthz(request):
     return HttpResponse("ok", content_type="text/plain")
+
+
+@require_GET
+def favicon(request):
+    """Browsers and tools that ask for /favicon.ico without reading the page get the icon."""
+    return redirect(static("favicon.svg"), permanent=True)
 
 
 class LoginView(auth_views.LoginView):

@@ -182,11 +182,15 @@ def test_main_pages_keep_the_content_security_policy(browser, site_server, table
     for watch in (gm, player):
         watch.page.goto(f"{base}/campaigns/{campaign.pk}/table/")
         expect(watch.page.locator("#live-status")).to_have_attribute("data-state", "live")
+    # An empty log says so, and the note goes once the first roll is in.
+    expect(player.page.get_by_test_id("log-empty")).to_be_visible()
+    shot(player.page, "player-table-empty-log")
     gm.page.get_by_label(re.compile("Tärningshand|Dice hand")).check()
     gm.page.locator('input[name="hand"]').fill("2B+1")
     gm.page.get_by_role("button", name=re.compile("^(Slå|Roll)$")).click()
     expect(player.page.locator("#roll-log > li")).to_have_count(1, timeout=LIVE)
     expect(player.page.locator("#roll-log > li")).to_contain_text("2B+1")
+    expect(player.page.get_by_test_id("log-empty")).to_be_hidden()
     gm.settle()
     player.settle()
     shot(gm.page, "gm-table")

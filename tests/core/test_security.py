@@ -105,9 +105,12 @@ def test_secure_cookies_turns_on_what_https_needs(tmp_path):
         "SECURE_HSTS_INCLUDE_SUBDOMAINS",
         "SECURE_SSL_REDIRECT",
         "SECURE_PROXY_SSL_HEADER",
+        "SECURE_CROSS_ORIGIN_OPENER_POLICY",
     )
     plain = setting_values(tmp_path, *names)
     assert plain["SESSION_COOKIE_SECURE"] is False
+    # Browsers ignore COOP on a plain-HTTP LAN address and warn on every page: not sent.
+    assert plain["SECURE_CROSS_ORIGIN_OPENER_POLICY"] is None
     assert plain["SECURE_SSL_REDIRECT"] is False
     assert not plain["SECURE_HSTS_SECONDS"]
     assert plain["SECURE_PROXY_SSL_HEADER"] is None
@@ -117,6 +120,7 @@ def test_secure_cookies_turns_on_what_https_needs(tmp_path):
     assert secure["SECURE_HSTS_SECONDS"] == 86400
     assert secure["SECURE_HSTS_INCLUDE_SUBDOMAINS"] is False
     assert secure["SECURE_SSL_REDIRECT"] is True
+    assert secure["SECURE_CROSS_ORIGIN_OPENER_POLICY"] == "same-origin"
 
     proxied = setting_values(
         tmp_path,
@@ -324,3 +328,8 @@ def test_no_template_needs_inline_script_or_style(template):
     text = template.read_text()
     found = [what for pattern, what in INLINE if pattern.search(text)]
     assert not found, f"{template.name} has {', '.join(found)}: move it to static/js/site.js"
+
+
+@pytest.mark.django_db
+def test_plain_http_pages_send_no_cross_origin_opener_policy(client):
+    assert "Cross-Origin-Opener-Policy" not in client.get("/accounts/login/").headers

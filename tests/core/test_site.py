@@ -371,3 +371,13 @@ def test_forbidden_is_the_sites_own_page(client, alice, bob, albert):
     html = response.content.decode()
     assert 'lang="sv"' in html
     assert 'name="viewport"' in html
+
+
+def test_favicon_ico_leads_to_the_icon_every_page_links(client):
+    response = client.get("/favicon.ico")
+    assert response.status_code == 301
+    assert response["Location"].endswith("favicon.svg")
+    page = client.get("/accounts/login/").content.decode()
+    assert 'rel="icon"' in page
+    assert "favicon.svg" in page
+    assert (site_settings.BASE_DIR / "static" / "favicon.svg").read_text().startswith("<svg")

@@ -167,6 +167,20 @@ def test_every_swedish_string_is_translated(sv_entries):
     assert not fuzzy, "fuzzy in locale/sv: " + "; ".join(map(repr, fuzzy))
 
 
+# Calques a Swedish player would stumble on, with the words the game's Swedish uses.
+NOT_SWEDISH = {"spendering": "höjning (a spend raises a level)"}
+
+
+def test_no_calques_in_the_swedish_catalogue(sv_entries):
+    found = [
+        (e.msgid, word)
+        for e in messages(sv_entries)
+        for word in NOT_SWEDISH
+        if any(word in text.lower() for text in e.translations)
+    ]
+    assert not found, "; ".join(f"{m!r}: {w} → {NOT_SWEDISH[w]}" for m, w in found)
+
+
 PLACEHOLDER = re.compile(r"%\((\w+)\)[sdif]|%[sdif]|\{\w*\}")
 
 

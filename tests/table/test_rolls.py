@@ -417,3 +417,44 @@ def test_a_session_signed_with_a_fallback_secret_key_still_rolls(client, alice, 
     assert response.status_code == 302
     assert response.url == reverse("table:page", args=[campaign.pk])
     assert RollEvent.objects.get().actor == alice
+
+
+# --- the table page and the history ---------------------------------------------------------
+
+
+def test_an_empty_log_says_so_until_the_first_roll(alice_client, campaign, dice):
+    """The log is never a blank card; the note hides (CSS) once a roll is in the list."""
+    alice_client.cookies[settings.LANGUAGE_COOKIE_NAME] = "sv"
+    page = alice_client.get(reverse("table:page", args=[campaign.pk])).content.decode()
+    assert 'data-testid="log-empty"' in page
+    assert "Inga slag än." in page
+    css = (settings.BASE_DIR / "static" / "css" / "site.css").read_text()
+    assert ".log:has(.roll-log > li) .log-empty { display: none; }" in css
+
+
+def test_the_history_page_has_a_title(alice_client, campaign):
+    alice_client.cookies[settings.LANGUAGE_COOKIE_NAME] = "sv"
+    page = alice_client.get(reverse("table:history", args=[campaign.pk])).content.decode()
+    title = page.split("<title>", 1)[1].split("</title>", 1)[0]
+    assert campaign.name in title
+    assert title != "Aoristos Table"
+
+
+def test_the_gm_rolls_a_hand_whatever_the_tray_says_of_characters(
+    client, gm, campaign, alice, albert_in_campaign, dice
+):
+    """A bare hand needs no character: a tray still naming the character of a player who
+    has left (or any character) does not stop the GM's hand roll."""
+    from campaigns.services import member_remove
+
+    member_remove(campaign=campaign, membership=campaign.memberships.get(user=alice))
+    client.force_login(gm)
+    dice.queue = [5]
+    response = client.post(
+        reverse("table:roll", args=[campaign.pk]),
+        {"mode": "hand", "hand": "1B", "purpose": "test", "character": albert_in_campaign.pk},
+        HTTP_HX_REQUEST="true",
+    )
+    assert response.status_code == 200
+    assert b'class="error"' not in response.content
+    assert RollEvent.objects.get().dice == [5]
