@@ -1,11 +1,33 @@
 from django import forms
 from django.utils.choices import CallableChoiceIterator
+from django.utils.translation import gettext, pgettext
 from django.utils.translation import gettext_lazy as _
 
 from characters.terms import label, short_label
 from rules import RulesError
 from rules.aoristos import character as rules
 from rules.aoristos import dice, success
+
+
+def hand_error(error: RulesError) -> str:
+    """What is wrong with a dice hand, in the reader's language: the rules core's message
+    is English (the JSON API shows it), its code and params say the same here."""
+    messages = {
+        "too_long": gettext("A dice hand has at most %(limit)s characters."),
+        "unrecognised": gettext(
+            "“%(text)s” is not a dice hand. Write B, then F or T, then + or − a number: "
+            "e.g. 2B2T+1."
+        ),
+        "given_twice": pgettext("dice", "“%(text)s” has %(kind)s twice. Write e.g. 2B2T+1."),
+        "too_many_dice": gettext("“%(text)s” has too many dice: a hand rolls at most 6."),
+        "modifier_too_large": gettext(
+            "The modifier in “%(text)s” is too large: at most ±%(limit)s."
+        ),
+    }
+    template = messages.get(getattr(error, "code", ""))
+    if template is None:
+        return gettext("That is not a dice hand. Write e.g. 2B2T+1.")
+    return template % error.params
 
 
 class HandForm(forms.Form):
@@ -46,7 +68,7 @@ class HandForm(forms.Form):
         try:
             return dice.parse_hand(text)
         except RulesError as error:
-            raise forms.ValidationError(str(error)) from error
+            raise forms.ValidationError(hand_error(error)) from error
 
 
 class RollForm(HandForm):

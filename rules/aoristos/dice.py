@@ -181,29 +181,43 @@ def parse_hand(text: str) -> Hand:
     40 characters, counts of at most 2 digits, ``|k| <= 999``.
     """
     if not isinstance(text, str):
-        raise DiceError(f"dice hand must be text, got {type(text).__name__}")
+        raise DiceError(f"dice hand must be text, got {type(text).__name__}", code="not_text")
     if len(text) > MAX_TEXT_LENGTH:
         raise DiceError(
-            f"dice hand is too long ({len(text)} characters; at most {MAX_TEXT_LENGTH})"
+            f"dice hand is too long ({len(text)} characters; at most {MAX_TEXT_LENGTH})",
+            code="too_long",
+            limit=MAX_TEXT_LENGTH,
         )
     match = _HAND_RE.fullmatch(text.strip())
     if match is None:
-        raise DiceError(f"unrecognised dice hand {text!r}; expected e.g. 2B2T+1")
+        raise DiceError(
+            f"unrecognised dice hand {text!r}; expected e.g. 2B2T+1", code="unrecognised", text=text
+        )
     base, count1, kind1, count2, kind2, sign, amount = match.groups()
     if kind1 and kind2 and kind1.upper() == kind2.upper():
         raise DiceError(
-            f"unrecognised dice hand {text!r}: {kind1.upper()} given twice; expected e.g. 2B2T+1"
+            f"unrecognised dice hand {text!r}: {kind1.upper()} given twice; expected e.g. 2B2T+1",
+            code="given_twice",
+            text=text,
+            kind=kind1.upper(),
         )
     for count in (base, count1, count2):
         if count is not None and len(count) > MAX_COUNT_DIGITS:
             raise DiceError(
-                f"too many dice in {text!r}: counts have at most {MAX_COUNT_DIGITS} digits"
+                f"too many dice in {text!r}: counts have at most {MAX_COUNT_DIGITS} digits",
+                code="too_many_dice",
+                text=text,
             )
     modifier = 0
     if amount is not None:
         modifier = int(amount)
         if modifier > MAX_MODIFIER:
-            raise DiceError(f"modifier in {text!r} is too large (at most ±{MAX_MODIFIER})")
+            raise DiceError(
+                f"modifier in {text!r} is too large (at most ±{MAX_MODIFIER})",
+                code="modifier_too_large",
+                text=text,
+                limit=MAX_MODIFIER,
+            )
         if sign == "-":
             modifier = -modifier
     extra = {"F": 0, "T": 0}

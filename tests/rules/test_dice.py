@@ -540,3 +540,20 @@ def test_p_at_least_is_the_tail_of_the_distribution(hand, purpose, target):
     expected = sum((p for value, p in dist.items() if value >= target), Fraction(0))
     assert p_at_least(hand, target, purpose) == expected
     assert p_at_least(hand, target, purpose) >= p_at_least(hand, target + 1, purpose)
+
+
+@pytest.mark.parametrize(
+    ("text", "code", "params"),
+    [
+        ("2X", "unrecognised", {"text": "2X"}),
+        ("2B1T1T", "given_twice", {"text": "2B1T1T", "kind": "T"}),
+        ("100B", "too_many_dice", {"text": "100B"}),
+        ("1B+1000", "modifier_too_large", {"text": "1B+1000", "limit": 999}),
+        ("1B" + " " * 40, "too_long", {"limit": 40}),
+    ],
+)
+def test_a_bad_hand_names_what_is_wrong_for_a_translator(text, code, params):
+    """The message stays English; code and params let an interface say it in Swedish."""
+    with pytest.raises(dice_module.DiceError) as raised:
+        dice_module.parse_hand(text)
+    assert (raised.value.code, raised.value.params) == (code, params)

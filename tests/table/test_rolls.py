@@ -458,3 +458,43 @@ def test_the_gm_rolls_a_hand_whatever_the_tray_says_of_characters(
     assert response.status_code == 200
     assert b'class="error"' not in response.content
     assert RollEvent.objects.get().dice == [5]
+
+
+# --- a wrong dice hand, said in the page's language ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("hand", "swedish", "english"),
+    [
+        ("2X", "”2X” är ingen tärningshand", "“2X” is not a dice hand"),
+        ("2B1F1F", "”2B1F1F” har F två gånger", "“2B1F1F” has F twice"),
+        ("100B", "”100B” har för många tärningar", "“100B” has too many dice"),
+        ("1B+1000", "Modifikationen i ”1B+1000” är för stor: högst ±999", "at most ±999"),
+        # The form's own length check speaks first (Django's translated message).
+        ("1B" + "1" * 40, "som mest 40 tecken", "at most 40 characters"),
+    ],
+)
+@pytest.mark.parametrize("language", ["sv", "en"])
+def test_a_wrong_hand_is_explained_in_the_trays_language_and_in_the_chance_box(
+    alice_client, campaign, hand, swedish, english, language
+):
+    """The rules core says what is wrong in English (the API shows that); the tray and the
+    chance box say it in the interface's language, and nothing is rolled."""
+    alice_client.cookies[settings.LANGUAGE_COOKIE_NAME] = language
+    expected = swedish if language == "sv" else english
+    fields = {"mode": "hand", "hand": hand, "purpose": "test"}
+    answer = alice_client.post(
+        reverse("table:roll", args=[campaign.pk]), fields, HTTP_HX_REQUEST="true"
+    )
+    assert expected in answer.content.decode()
+    odds = alice_client.get(reverse("table:odds", args=[campaign.pk]), fields)
+    box = odds.content.decode()
+    assert 'data-testid="odds-error"' in box
+    assert expected in box
+    assert not RollEvent.objects.exists()
+
+
+def test_the_api_keeps_the_rules_cores_english_message(client):
+    response = client.post("/api/v1/aoristos/roll", {"hand": "2X"}, content_type="application/json")
+    assert response.status_code == 400
+    assert "unrecognised dice hand" in response.json()["error"]
