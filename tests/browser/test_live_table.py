@@ -56,11 +56,19 @@ def test_rolls_appear_live_on_every_page_and_secret_dice_stay_with_the_gm(
     )
 
     # The player picks a success test and sees GST and the chance before rolling (p. 5).
+    # The chance requests carry the tray's fields and never the CSRF token or form key.
+    odds_urls = []
+    player.on("request", lambda r: "/odds/" in r.url and odds_urls.append(r.url))
     player.get_by_label(re.compile("Rollperson|Character")).select_option(label="Albert")
     player.locator('input[name="properties"][value="alertness"]').check()
     player.locator('input[name="properties"][value="wilderness"]').check()
     expect(player.get_by_test_id("odds-gst")).to_have_text("8")
     expect(player.get_by_test_id("odds-percent")).to_have_text("44,4 %")
+    assert odds_urls, "no chance request was made"
+    assert all("csrfmiddlewaretoken" not in url for url in odds_urls), odds_urls
+    assert all("idempotency_key" not in url for url in odds_urls), odds_urls
+    assert "properties=alertness" in odds_urls[-1]
+    assert "properties=wilderness" in odds_urls[-1]
     shot(player, "1-player-before-rolling")
     started = time.monotonic()
     player.get_by_role("button", name=re.compile("^(Slå|Roll)$")).click()
