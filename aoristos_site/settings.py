@@ -187,7 +187,7 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 LOGIN_URL = "login"
-LOGIN_REDIRECT_URL = "characters:list"
+LOGIN_REDIRECT_URL = "home"  # the table of one's campaign, see core.views.home
 LOGOUT_REDIRECT_URL = "home"
 
 # Swedish first: the game's own terms. English through the language switch.

@@ -12,8 +12,16 @@ from core.params import ParamError
 
 
 def home(request):
+    """Where a logged-in player starts (and lands after logging in): the table of their one
+    campaign, their campaigns if they have several, else their characters."""
     if request.user.is_authenticated:
-        return redirect("characters:list")
+        from campaigns.models import Membership
+
+        memberships = Membership.objects.filter(user=request.user)
+        campaigns = list(memberships.values_list("campaign_id", flat=True)[:2])
+        if len(campaigns) == 1:
+            return redirect("table:page", pk=campaigns[0])
+        return redirect("campaigns:list" if campaigns else "characters:list")
     return render(request, "core/home.html")
 
 

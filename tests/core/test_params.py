@@ -65,7 +65,9 @@ def test_strict_int_bounds_and_negatives():
     assert strict_int("--5".removeprefix("-"), name="n", min_value=-10) == -5
     with pytest.raises(ParamError):
         strict_int("--5", name="n", min_value=-10)
-    with pytest.raises(ParamError, match="between"):
+    with translation.override("en"), pytest.raises(ParamError, match="between 0 and 10"):
+        strict_int("11", name="n", max_value=10)
+    with translation.override("sv"), pytest.raises(ParamError, match="mellan 0 och 10"):
         strict_int("11", name="n", max_value=10)
     with pytest.raises(ParamError):
         strict_id("0", name="id")

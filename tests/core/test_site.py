@@ -48,6 +48,25 @@ def test_logged_in_home_redirects_to_my_characters(alice_client):
 
 
 @pytest.mark.django_db
+def test_home_is_the_table_of_ones_one_campaign_and_the_campaigns_of_several(
+    client, gm, alice, campaign
+):
+    from campaigns.services import campaign_create
+
+    client.force_login(gm)
+    assert client.get("/").url == reverse("table:page", args=[campaign.pk])
+    campaign_create(gm=gm, name="Andra kampanjen")
+    assert client.get("/").url == reverse("campaigns:list")
+
+
+@pytest.mark.django_db
+def test_logging_in_lands_on_the_table(client, alice, campaign, password):
+    response = client.post("/accounts/login/", {"username": "alice", "password": password})
+    assert response.status_code == 302
+    assert client.get(response.url).url == reverse("table:page", args=[campaign.pk])
+
+
+@pytest.mark.django_db
 def test_language_switch_to_english_and_back(client):
     response = client.post("/i18n/setlang/", {"language": "en", "next": "/"})
     assert response.status_code == 302
@@ -158,7 +177,8 @@ def test_login_page_logs_in_with_the_right_password(alice, password):
         {"username": "alice", "password": password, "csrfmiddlewaretoken": csrf_token(page)},
     )
     assert response.status_code == 302
-    assert response.url == reverse("characters:list")
+    assert response.url == reverse("home")  # which sends Alice, in no campaign, on to:
+    assert client.get(response.url).url == reverse("characters:list")
     assert client.get(reverse("characters:list")).status_code == 200
 
 
