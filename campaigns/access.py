@@ -4,6 +4,9 @@
 - A member who lacks the right (a player at a GM-only page) gets 403.
 - A character is edited by its owner and by the GM of its campaign, and seen (its
   public sheet) by the other members of that campaign.
+- A member brings only their own characters (anybody else's: 404).
+- A request to bring a character is answered by the campaign's GM and withdrawn by the
+  character's owner; other members get 403.
 """
 
 import functools
@@ -24,7 +27,7 @@ from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.utils.crypto import constant_time_compare
 
-from campaigns.models import Campaign, Membership
+from campaigns.models import BringRequest, Campaign, Membership
 from characters.models import Character
 
 
@@ -159,3 +162,23 @@ def get_character(request, pk: int, need: Access) -> tuple[Character, Access]:
     if access < need:
         raise PermissionDenied
     return character, access
+
+
+def get_own_character(request, pk: int) -> Character:
+    """One of the user's own characters (to bring into a campaign); 404 for anybody else's."""
+    return get_object_or_404(request.user.characters, pk=pk)
+
+
+def get_bring_request(
+    request, pk: int, request_pk: int, *, answer: bool
+) -> tuple[Campaign, Membership, BringRequest]:
+    """A request to bring a character into campaign `pk`: 404 for non-members (and a
+    request of another campaign); with `answer` only the GM may go on, without it only
+    the character's owner (to withdraw it); others get 403."""
+    campaign, membership = get_campaign(request, pk, gm=answer)
+    bring_request = get_object_or_404(
+        BringRequest.objects.select_related("character"), pk=request_pk, campaign=campaign
+    )
+    if not answer and bring_request.character.owner_id != request.user.pk:
+        raise PermissionDenied
+    return campaign, membership, bring_request

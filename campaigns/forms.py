@@ -2,6 +2,7 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from campaigns.models import AVAILABLE_SYSTEMS, JOIN_CODE_LENGTH, Campaign, RuleSystem
+from campaigns.services import MAX_NOTE
 
 
 class CampaignForm(forms.ModelForm):
@@ -57,3 +58,34 @@ class JoinCodeForm(forms.Form):
                 _("A join code has %(length)s letters and digits.") % {"length": JOIN_CODE_LENGTH}
             )
         return code
+
+
+class BringAnswerForm(forms.Form):
+    """The GM's answer to a request to bring a character: accept (a note is required:
+    the GM and the player read it on the campaign page) or decline (a note is optional)."""
+
+    ACCEPT, DECLINE = "accept", "decline"
+
+    answer = forms.ChoiceField(
+        choices=[(ACCEPT, _("Accept")), (DECLINE, _("Decline"))],
+        error_messages={"required": _("Accept or decline the request.")},
+    )
+    note = forms.CharField(
+        label=_("Note"),
+        required=False,
+        strip=True,
+        max_length=MAX_NOTE,
+        widget=forms.Textarea(attrs={"rows": 2, "maxlength": MAX_NOTE}),
+        help_text=_("Required to accept: why it may play here as it is. The player sees it."),
+    )
+
+    def clean_note(self):
+        return self.cleaned_data["note"].replace("\x00", "")
+
+    def clean(self):
+        cleaned = super().clean()
+        if cleaned.get("answer") == self.ACCEPT and not cleaned.get("note"):
+            self.add_error(
+                "note", _("Write a note to accept: why this character may play here as it is.")
+            )
+        return cleaned

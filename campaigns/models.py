@@ -116,3 +116,41 @@ class JournalEntry(models.Model):
 
     def __str__(self):
         return self.title
+
+
+class BringRequest(models.Model):
+    """A player's request to bring a character the campaign's rules refuse (levels above
+    the campaign's level cap, more UP than its starting UP). The GM accepts it with a note,
+    which the GM and the player see on the campaign page, or declines it."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", _("Waiting for the GM")
+        ACCEPTED = "accepted", _("Accepted")
+        DECLINED = "declined", _("Declined")
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="bring_requests")
+    character = models.ForeignKey(
+        "characters.Character", on_delete=models.CASCADE, related_name="bring_requests"
+    )
+    status = models.CharField(max_length=10, choices=Status, default=Status.PENDING)
+    note = models.TextField(_("Note"), blank=True)  # the GM's; required to accept
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    decided_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["created_at", "pk"]
+        verbose_name = _("request to bring a character")
+        verbose_name_plural = _("requests to bring characters")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["campaign", "character"],
+                condition=models.Q(status="pending"),
+                name="one_pending_bring_request",
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.character} to {self.campaign} ({self.status})"

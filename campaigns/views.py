@@ -6,12 +6,13 @@ from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 
 from campaigns import services
-from campaigns.access import get_campaign
-from campaigns.forms import CampaignForm, JoinCodeForm
-from campaigns.models import Campaign, JournalEntry, Membership
+from campaigns.access import get_bring_request, get_campaign, get_own_character
+from campaigns.forms import BringAnswerForm, CampaignForm, JoinCodeForm
+from campaigns.models import BringRequest, Campaign, JournalEntry, Membership
 from core import throttle
 from core.network import shareable_url
 from core.params import ParamError, saved_text, strict_id
@@ -39,9 +40,23 @@ def campaign_edit(request, pk: int):
     campaign, _membership = get_campaign(request, pk, gm=True)
     form = CampaignForm(request.POST or None, instance=campaign)
     if request.method == "POST" and form.is_valid():
-        form.save()
-        messages.success(request, _("%(name)s was saved.") % {"name": campaign.name})
-        return redirect(campaign)
+        try:
+            changed = services.campaign_update(campaign=form.instance)
+        except services.CampaignError as error:
+            form.add_error("level_cap", str(error))
+        else:
+            messages.success(request, _("%(name)s was saved.") % {"name": campaign.name})
+            if changed:
+                messages.info(
+                    request,
+                    ngettext(
+                        "The level cap %(cap)s now applies to %(count)s character.",
+                        "The level cap %(cap)s now applies to %(count)s characters.",
+                        changed,
+                    )
+                    % {"cap": campaign.level_cap, "count": changed},
+                )
+            return redirect(campaign)
     status = 400 if form.is_bound else 200
     context = {"form": form, "campaign": campaign}
     return render(request, "campaigns/edit.html", context, status=status)
@@ -50,8 +65,35 @@ def campaign_edit(request, pk: int):
 @login_required
 def campaign_detail(request, pk: int):
     campaign, membership = get_campaign(request, pk)
+    context = detail_context(request, campaign, membership)
+    # ?bring=ID: why the campaign's rules refuse one of the user's characters (the refused
+    # bring comes back here), with the way to ask the GM.
+    bring_id = strict_id(request.GET.get("bring"), name="bring")
+    if bring_id is not None:
+        character = get_own_character(request, bring_id)
+        if character.campaign_id is None:
+            check = services.bring_check(campaign=campaign, character=character)
+            if not check.fits:
+                context["refusal"] = check
+    return render(request, "campaigns/detail.html", context)
+
+
+def detail_context(request, campaign, membership, *, answer_forms=None) -> dict:
+    """The campaign page. `answer_forms` (request id -> bound form) keeps what the GM
+    typed into an answer that was refused."""
+    is_gm = membership.is_gm
     memberships = list(campaign.memberships.select_related("user"))
     characters = list(campaign.characters.select_related("owner"))
+    accepted = {
+        r.character_id: r
+        for r in BringRequest.objects.filter(
+            campaign=campaign, status=BringRequest.Status.ACCEPTED, character__campaign=campaign
+        ).order_by("pk")
+    }
+    for character in characters:
+        # The GM's note on a character let in above the rules: for the GM and its player.
+        visible = is_gm or character.owner_id == request.user.pk
+        character.accepted_request = accepted.get(character.pk) if visible else None
     seats = [
         {"membership": m, "characters": [c for c in characters if c.owner_id == m.user_id]}
         for m in memberships
@@ -59,14 +101,48 @@ def campaign_detail(request, pk: int):
     context = {
         "campaign": campaign,
         "membership": membership,
-        "is_gm": membership.is_gm,
+        "is_gm": is_gm,
         "seats": seats,
         "pinned": JournalEntry.objects.filter(campaign=campaign, pinned=True).first(),
         "my_free_characters": request.user.characters.filter(campaign__isnull=True),
+        "my_requests": my_requests(request, campaign),
     }
-    if membership.is_gm:
+    if is_gm:
         context["invite_url"] = invite_url(request, campaign)
-    return render(request, "campaigns/detail.html", context)
+        context["pending_requests"] = pending_requests(campaign, answer_forms or {})
+    return context
+
+
+def my_requests(request, campaign) -> list[BringRequest]:
+    """The user's latest request per character still outside any campaign."""
+    latest = {}
+    requests = BringRequest.objects.filter(
+        campaign=campaign, character__owner=request.user, character__campaign__isnull=True
+    ).select_related("character")
+    for bring_request in requests.order_by("pk"):
+        latest[bring_request.character_id] = bring_request
+    return list(latest.values())
+
+
+def answer_auto_id(bring_request: BringRequest) -> str:
+    return f"id_answer{bring_request.pk}_%s"
+
+
+def pending_requests(campaign, answer_forms: dict) -> list[dict]:
+    """The requests waiting for the GM, each with the character's check as it is now."""
+    rows = []
+    requests = BringRequest.objects.filter(
+        campaign=campaign,
+        status=BringRequest.Status.PENDING,
+        character__campaign__isnull=True,
+    ).select_related("character__owner")
+    for bring_request in requests:
+        form = answer_forms.get(bring_request.pk) or BringAnswerForm(
+            auto_id=answer_auto_id(bring_request)
+        )
+        check = services.bring_check(campaign=campaign, character=bring_request.character)
+        rows.append({"request": bring_request, "check": check, "form": form})
+    return rows
 
 
 def invite_url(request, campaign: Campaign) -> str:
@@ -168,17 +244,28 @@ def seat_move(request, pk: int, member_pk: int):
     return redirect(f"{campaign.get_absolute_url()}#seats")
 
 
-@login_required
-@require_POST
-def character_bring(request, pk: int):
-    """A player brings one of their own characters, not yet in any campaign, to this one."""
-    campaign, _membership = get_campaign(request, pk)
+def bring_target(request) -> int:
     character_id = strict_id(request.POST.get("character"), name="character")
     if character_id is None:
         raise ParamError(_("Choose a character to bring."))
-    character = get_object_or_404(request.user.characters, pk=character_id)
+    return character_id
+
+
+@login_required
+@require_POST
+def character_bring(request, pk: int):
+    """A member brings one of their own characters, not yet in any campaign, to this one,
+    if it fits the campaign's rules; if not, the campaign page says why (?bring=ID)."""
+    campaign, _membership = get_campaign(request, pk)
+    character = get_own_character(request, bring_target(request))
     try:
         services.character_bring(campaign=campaign, character=character)
+    except services.BringRefused:
+        messages.error(
+            request,
+            _("%(name)s does not fit this campaign's rules as it is.") % {"name": character.name},
+        )
+        return redirect(f"{campaign.get_absolute_url()}?bring={character.pk}#bring")
     except services.CampaignError as error:
         messages.error(request, str(error))
     else:
@@ -186,6 +273,78 @@ def character_bring(request, pk: int):
             request, _("%(name)s now plays in this campaign.") % {"name": character.name}
         )
     return redirect(campaign)
+
+
+@login_required
+@require_POST
+def bring_request_create(request, pk: int):
+    """Send a character the rules refuse to the GM, who accepts it with a note or declines."""
+    campaign, _membership = get_campaign(request, pk)
+    character = get_own_character(request, bring_target(request))
+    try:
+        bring_request = services.bring_request_create(campaign=campaign, character=character)
+    except services.CampaignError as error:
+        messages.error(request, str(error))
+    else:
+        if bring_request is None:
+            messages.success(
+                request, _("%(name)s now plays in this campaign.") % {"name": character.name}
+            )
+        else:
+            messages.success(
+                request,
+                _("%(name)s was sent to the GM, who accepts it with a note or declines.")
+                % {"name": character.name},
+            )
+    return redirect(f"{campaign.get_absolute_url()}#bring")
+
+
+@login_required
+@require_POST
+def bring_request_answer(request, pk: int, request_pk: int):
+    """The GM accepts a request (a note is required) or declines it."""
+    campaign, membership, bring_request = get_bring_request(request, pk, request_pk, answer=True)
+    form = BringAnswerForm(request.POST, auto_id=answer_auto_id(bring_request))
+    if not form.is_valid():
+        context = detail_context(
+            request, campaign, membership, answer_forms={bring_request.pk: form}
+        )
+        return render(request, "campaigns/detail.html", context, status=400)
+    name = bring_request.character.name
+    try:
+        if form.cleaned_data["answer"] == BringAnswerForm.ACCEPT:
+            services.bring_request_accept(
+                bring_request=bring_request, note=form.cleaned_data["note"], by=request.user
+            )
+            text = _("%(name)s now plays in this campaign, with your note.") % {"name": name}
+        else:
+            services.bring_request_decline(
+                bring_request=bring_request, note=form.cleaned_data["note"], by=request.user
+            )
+            text = _("The request to bring %(name)s was declined.") % {"name": name}
+    except services.CampaignError as error:
+        messages.error(request, str(error))
+    else:
+        messages.success(request, text)
+    return redirect(f"{campaign.get_absolute_url()}#bring-requests")
+
+
+@login_required
+@require_POST
+def bring_request_withdraw(request, pk: int, request_pk: int):
+    """The player takes back a request the GM has not answered."""
+    campaign, _membership, bring_request = get_bring_request(request, pk, request_pk, answer=False)
+    try:
+        services.bring_request_withdraw(bring_request=bring_request)
+    except services.CampaignError as error:
+        messages.error(request, str(error))
+    else:
+        messages.success(
+            request,
+            _("The request to bring %(name)s was withdrawn.")
+            % {"name": bring_request.character.name},
+        )
+    return redirect(f"{campaign.get_absolute_url()}#bring")
 
 
 @login_required
