@@ -69,23 +69,49 @@ class CharacterForm(forms.ModelForm):
         for name in locked:  # disabled fields keep the instance's value whatever is posted
             self.fields[name].disabled = True
         self.locked = set(locked)
+        # Every number field's value for the totals, and the build priced from them: set by
+        # clean() even when some fields are wrong, so the totals never vanish.
+        self.values: dict[str, int] = {}
         self.report: rules.BuildReport | None = None
+
+    def fallback(self, name: str) -> int:
+        """The value the totals use while ``name`` is empty or wrong: the last valid value
+        the page sent as ``fallback-<name>`` (the builder's script keeps it), else the
+        saved or initial one. The fallback is checked like the field itself."""
+        field = self.fields[name]
+        initial = self.get_initial_for_field(field, name)
+        raw = self.data.get(f"fallback-{name}")
+        if raw is None or field.disabled:
+            return initial
+        try:
+            value = field.clean(raw)
+        except forms.ValidationError:
+            return initial
+        return initial if value is None else value
 
     def clean(self):
         cleaned = super().clean()
-        if any(name in self.errors for name in self.NUMBER_FIELDS):
-            return cleaned  # the field errors say what to fix; no rule check on half a build
+        # A field's own error (empty, not a number, out of bounds) is marked beside it;
+        # the totals go on from its last valid value meanwhile.
+        self.values = {
+            name: cleaned[name] if name in cleaned else self.fallback(name)
+            for name in self.NUMBER_FIELDS
+        }
         try:
             self.report = rules.evaluate_build(
-                {key: cleaned[key] for key in rules.ATTRIBUTES},
-                {key: cleaned[key] for key in rules.SKILLS},
-                cleaned["dp_budget"],
-                cleaned["level_cap"],
+                {key: self.values[key] for key in rules.ATTRIBUTES},
+                {key: self.values[key] for key in rules.SKILLS},
+                self.values["dp_budget"],
+                self.values["level_cap"],
             )
         except RulesError as error:  # the field bounds above should make this unreachable
             raise forms.ValidationError(str(error)) from error
         for issue in self.report.issues:
-            self.add_error(issue.field, issue_message(issue))
+            if issue.code == "over_budget":
+                # The whole build is over, not the budget field: a build-level error.
+                self.add_error(None, issue_message(issue))
+            elif issue.field not in self.errors:
+                self.add_error(issue.field, issue_message(issue))
         return cleaned
 
     def save(self, commit=True):
@@ -120,10 +146,22 @@ class OddsForm(forms.Form):
         ]
 
     def clean_free(self):
-        return self.cleaned_data["free"] or 0
+        return self.strict_int("free") or 0
 
     def clean_forced(self):
-        return self.cleaned_data["forced"] or 0
+        return self.strict_int("forced") or 0
+
+    def clean_threshold(self):
+        return self.strict_int("threshold")
+
+    def strict_int(self, name: str) -> int | None:
+        """The field's number, typed in ASCII digits (core.params: "٣" or "²" is no number
+        here, though Python's int() reads the first)."""
+        value = self.cleaned_data[name]
+        raw = str(self.data.get(self.add_prefix(name), "")).strip()
+        if value is not None and not (raw.isascii() and raw.isdigit()):
+            raise forms.ValidationError(_("Enter a whole number."), code="invalid")
+        return value
 
 
 class ItemForm(forms.ModelForm):

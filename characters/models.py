@@ -137,10 +137,17 @@ class Character(models.Model):
         levels = levels or self.levels()
         return rules.secondary({key: levels[key] for key in rules.ATTRIBUTES})
 
+    def ledger_sum(self) -> int:
+        """UP the ledger added since the build: awards and refunds less spends. A character
+        not yet saved has no ledger."""
+        if self.pk is None:
+            return 0
+        return self.ledger.aggregate(total=models.Sum("amount"))["total"] or 0
+
     def saved_dp(self, report: rules.BuildReport | None = None) -> int:
-        """UP kept for later development: the build's UP left plus the ledger's sum."""
-        ledger_sum = self.ledger.aggregate(total=models.Sum("amount"))["total"] or 0
-        return (report or self.evaluate()).dp_left + ledger_sum
+        """UP kept for later development: the build's UP left plus the ledger's sum. Pass
+        ``report`` to price a build being edited instead of the saved one."""
+        return (report or self.evaluate()).dp_left + self.ledger_sum()
 
     def load(self, levels: dict[str, int] | None = None) -> dict:
         """Carried FP against Bärförmåga, and the effective RÖR and Förflyttning (p. 5)."""

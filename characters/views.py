@@ -8,35 +8,48 @@ from django.views.decorators.http import require_POST
 from campaigns.access import Access, get_campaign, get_character
 from characters.forms import CharacterForm, ItemForm, OddsForm, issue_message
 from characters.models import Character, Item
-from characters.terms import ATTRIBUTE_TERMS, SECONDARY_TERMS, SKILL_TERMS
+from characters.terms import ATTRIBUTE_TERMS, SECONDARY_TERMS, SKILL_TERMS, short_label
 from core.params import saved_text, strict_id
 from rules.aoristos import character as rules
 from rules.aoristos import success
 
 
 def locked_fields(character: Character, access: Access) -> set[str]:
-    """Fields the editor may not change. In a campaign the GM sets the UP budget and the
-    level cap; once UP have been spent through the ledger the build is history, and only
-    the GM may correct it."""
+    """Fields the editor may not change. In a campaign the level cap is the campaign's
+    (the GM changes it in the campaign's settings, for every character at once: see
+    campaigns.services) and the GM sets the UP budget; once UP have been spent through the
+    ledger the build is history, and only the GM may correct it."""
+    locked = {"level_cap"} if character.campaign_id else set()
     if access >= Access.GM:
-        return set()
-    locked = set()
+        return locked
     if character.campaign_id:
-        locked |= {"dp_budget", "level_cap"}
+        locked |= {"dp_budget"}
     if character.pk and character.ledger.exists():
         locked |= set(CharacterForm.NUMBER_FIELDS)
     return locked
 
 
-def field_row(form: CharacterForm, key: str, term=None, cost=None) -> dict:
-    """One numeric field: the bound field, its UP cost, the price of its next level
-    (p. 3: a skill's next level costs its current level), and what is wrong with it."""
+IDENTITY_FIELDS = ("name", "concept", "notes")
+
+
+def field_row(form: CharacterForm, key: str, term=None, *, report=None, quiet=False) -> dict:
+    """One field of the builder: the bound field, what is wrong with it and, for a level,
+    its UP cost and the price of its next level (p. 3: a skill's next level costs its
+    current level), from the value the totals use (the last valid one while it is wrong).
+
+    ``quiet``: an empty required field is not marked; the live check keeps quiet about a
+    name not yet typed until a save has been tried."""
     if form.is_bound:
         errors = form.errors.get(key, [])
-        level = getattr(form, "cleaned_data", {}).get(key)
+        if quiet and form.has_error(key, "required"):
+            errors = []
+        level = form.values.get(key)
     else:
-        errors, level = [], form[key].initial
-    next_cost = None
+        level = form[key].initial
+        errors = [] if report is None else issue_errors(report, key)
+    cost = next_cost = None
+    if term is not None and report is not None:
+        cost = report.attribute_costs.get(key, report.skill_costs.get(key))
     if term is not None and level is not None and level < rules.MAX_LEVEL:
         step = rules.attribute_step_cost if key in rules.ATTRIBUTES else rules.skill_step_cost
         next_cost = step(level + 1)
@@ -46,27 +59,77 @@ def field_row(form: CharacterForm, key: str, term=None, cost=None) -> dict:
         "field": form[key],
         "cost": cost,
         "next_cost": next_cost,
-        "errors": errors,
+        "errors": list(errors),
     }
 
 
-def editor_context(form: CharacterForm) -> dict:
-    report = form.report if form.is_bound else form.instance.evaluate()
-    costs = {**report.attribute_costs, **report.skill_costs} if report else {}
-    attribute_rows = [field_row(form, t.key, t, costs.get(t.key)) for t in ATTRIBUTE_TERMS]
-    skill_rows = [field_row(form, t.key, t, costs.get(t.key)) for t in SKILL_TERMS]
-    limit_rows = [field_row(form, "dp_budget"), field_row(form, "level_cap")]
+def issue_errors(report: rules.BuildReport, key: str) -> list[str]:
+    """A saved build's rule issues on one field (a cap lowered since it was built)."""
+    return [issue_message(i) for i in report.issues if i.field == key and i.code != "over_budget"]
+
+
+def build_problems(report: rules.BuildReport | None) -> list[str]:
+    """What is wrong with the build as a whole rather than one field: over budget."""
+    if report is None:
+        return []
+    return [issue_message(i) for i in report.issues if i.code == "over_budget"]
+
+
+def save_problems(form: CharacterForm, rows: list[dict]) -> list[dict]:
+    """The refused save's list, in page order: each wrong field with a link to it, then
+    the build's own problems with a link to the totals."""
+    problems = [
+        {
+            "anchor": row["field"].auto_id,
+            "label": row["field"].label,
+            "message": " ".join(row["errors"]),
+        }
+        for row in rows
+        if row["errors"]
+    ]
+    problems += [{"anchor": "summary", "label": "", "message": m} for m in form.non_field_errors()]
+    return problems
+
+
+def editor_context(form: CharacterForm, *, live: bool = False, after_save: bool = True) -> dict:
+    """The builder page, or with ``live`` the preview's pieces. ``after_save``: a save
+    was refused on this page, so every problem is shown and the "Not saved" list kept."""
+    character = form.instance
+    report = form.report if form.is_bound else character.evaluate()
+    quiet = live and not after_save
+    identity_rows = [field_row(form, key, quiet=quiet) for key in IDENTITY_FIELDS]
+    limit_rows = [field_row(form, key, report=report) for key in ("dp_budget", "level_cap")]
+    attribute_rows = [field_row(form, t.key, t, report=report) for t in ATTRIBUTE_TERMS]
+    skill_rows = [field_row(form, t.key, t, report=report) for t in SKILL_TERMS]
+    status_rows = identity_rows + limit_rows + attribute_rows + skill_rows
+    # The "Not saved" list: on a refused save's page, and kept current by the live check
+    # on that page (emptied and hidden once everything is fixed).
+    show_problems = after_save if live else form.is_bound
+    problems = save_problems(form, status_rows) if show_problems and form.errors else []
+    focus_summary = bool(problems) and not live and not any(row["errors"] for row in status_rows)
+    if problems and not live and not focus_summary:
+        # The first wrong field takes the focus when the refused page loads.
+        first = next(row for row in status_rows if row["errors"])
+        first["field"].field.widget.attrs["autofocus"] = True
+    ledger_sum = character.ledger_sum() if report else 0
     return {
         "form": form,
-        "character": form.instance if form.instance.pk else None,
+        "character": character if character.pk else None,
         "report": report,
-        "issue_messages": [issue_message(issue) for issue in report.issues] if report else [],
-        "identity_fields": [form["name"], form["concept"], form["notes"]],
+        "budget": form.values.get("dp_budget") if form.is_bound else character.dp_budget,
+        "ledger_sum": ledger_sum,
+        "saved_dp": report.dp_left + ledger_sum if report else None,
+        "build_problems": build_problems(report),
+        "field_problems": sum(1 for row in status_rows if row["errors"]),
+        "identity_rows": identity_rows,
         "limit_rows": limit_rows,
         "attribute_rows": attribute_rows,
         "skill_rows": skill_rows,
-        "status_rows": limit_rows + attribute_rows + skill_rows,
+        "status_rows": status_rows,
         "secondary_rows": secondary_rows(report),
+        "problems": problems,
+        "show_problems": show_problems,
+        "focus_summary": focus_summary,
     }
 
 
@@ -129,14 +192,32 @@ def character_edit(request, pk: int):
 @login_required
 @require_POST
 def character_preview(request, pk: int | None = None):
-    """Live check while a build is typed: UP, secondary values and warnings, as htmx swaps."""
+    """Live check while a build is typed: the totals, and each field's cost and errors as
+    out-of-band swaps. Nothing is saved. The builder's script sends ``fallback-<field>``
+    (the last valid value of a field now wrong) and ``after-save`` (a save was refused on
+    the page: show every problem and keep the "Not saved" list up to date)."""
     if pk is None:
         character, access = new_character(request), Access.EDIT
     else:
         character, access = get_character(request, pk, Access.EDIT)
     form = CharacterForm(request.POST, instance=character, locked=locked_fields(character, access))
     form.is_valid()
-    return render(request, "characters/edit.html#preview", editor_context(form))
+    after_save = request.POST.get("after-save") == "1"
+    context = editor_context(form, live=True, after_save=after_save)
+    context["preview_rows"] = changed_rows(context["status_rows"], request.POST.get("changed"))
+    return render(request, "characters/edit.html#preview", context)
+
+
+def changed_rows(rows: list[dict], changed: str | None) -> list[dict]:
+    """The fields whose cost, price or errors may differ from what the page shows, so the
+    answer to a click carries one field rather than 31. A field's status depends on its
+    own value and on the level cap only; without ``changed`` (or with the cap, or with a
+    name the form does not have) every field is sent."""
+    keys = set((changed or "").split(",")) - {""}
+    known = {row["key"] for row in rows}
+    if not keys or "level_cap" in keys or not keys <= known:
+        return rows
+    return [row for row in rows if row["key"] in keys]
 
 
 @login_required
@@ -148,28 +229,39 @@ def character_sheet(request, pk: int):
 
 
 def sheet_context(character: Character, access: Access, *, odds_query=None, item_form=None):
+    """The sheet. With roll rights (the owner, or the GM of the character's campaign, at
+    that campaign's table) the test helper becomes the roller: tap properties, see the
+    chance, roll at the table (``table.sheet``), and the character's favourite tests."""
     levels = character.levels()
     report = character.evaluate()
     load = character.load(levels)
     # A test uses the effective RÖR under load (p. 5); the sheet lists the levels themselves.
     test_levels = levels | {"agility": load["agility"]}
     odds_form = OddsForm(odds_query, levels=test_levels)
-    return {
+    can_roll = access >= Access.EDIT and character.campaign_id is not None
+    context = {
         "character": character,
         "access": access,
         "can_edit": access >= Access.EDIT,
         "is_gm": access >= Access.GM,
+        "can_roll": can_roll,
         "report": report,
         "saved_dp": character.saved_dp(report),
         "attribute_rows": [{"term": t, "value": levels[t.key]} for t in ATTRIBUTE_TERMS],
         "skill_rows": [{"term": t, "value": levels[t.key]} for t in SKILL_TERMS],
         "secondary_rows": secondary_values(character.secondary(levels)),
+        "test_levels": test_levels,
         "odds_form": odds_form,
         "odds": odds_for(test_levels, odds_form),
         "items": character.items.all(),
         "load": load,
         "item_form": item_form or ItemForm(),
     }
+    if can_roll:
+        from table.sheet import roller_context  # table.sheet renders this page too
+
+        context |= roller_context(character, odds_form, test_levels)
+    return context
 
 
 @login_required
@@ -201,8 +293,9 @@ def item_delete(request, pk: int, item_pk: int):
 
 
 def odds_for(levels: dict[str, int], form: OddsForm) -> dict | None:
-    """TB, GST and P(success) of a success test of the chosen properties (p. 5)."""
-    if not form.is_bound or not form.is_valid():
+    """TB, GST and P(success) of a success test of the chosen properties (p. 5), and what
+    rolling it needs (``keys``, ``dice_hand``, ``label``). None until a property is chosen."""
+    if not form.is_bound or not form.is_valid() or not form.cleaned_data["properties"]:
         return None
     keys = form.cleaned_data["properties"]
     test_base = sum(levels[key] for key in keys)
@@ -213,10 +306,13 @@ def odds_for(levels: dict[str, int], form: OddsForm) -> dict | None:
     hand = success.test_hand(free=form.cleaned_data["free"], forced=form.cleaned_data["forced"])
     chance = success.p_success(hand, test_base, threshold)
     return {
+        "keys": keys,
+        "label": " + ".join(short_label(key) for key in keys),
         "test_base": test_base,
         "gst": gst,
         "threshold": threshold,
         "hand": str(hand),
+        "dice_hand": hand,
         "percent": float(chance) * 100,
     }
 

@@ -39,7 +39,7 @@ def test_player_builds_albert_with_live_rules_check(page, live_server, shot):
 
     # The summary updates live, before anything is saved.
     expect(page.get_by_test_id("dp-spent")).to_have_text("33")
-    expect(page.get_by_test_id("dp-left")).to_have_text("0")
+    expect(page.get_by_test_id("saved-dp")).to_have_text("0")
     expect(page.locator("#summary").get_by_test_id("secondary-drive")).to_have_text("9")
     expect(page.locator("#status-alertness .cost")).to_have_text("20 UP")
     assert not Character.objects.exists()

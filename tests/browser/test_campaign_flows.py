@@ -312,7 +312,7 @@ def test_player_creates_character_in_campaign_others_see_it_read_only(
     for key, level in {**STINA_ATTRIBUTES, **STINA_SKILLS}.items():
         player.fill(f"#id_{key}", str(level))
     expect(player.get_by_test_id("dp-spent")).to_have_text("24")
-    expect(player.get_by_test_id("dp-left")).to_have_text("1")
+    expect(player.get_by_test_id("saved-dp")).to_have_text("1")  # 25 UP, 24 spent
     expect(player.locator("#status-alertness .error")).to_have_count(0)
     snap(player, "3-builder-valid")
     player.get_by_role("button", name=SAVE).click()
