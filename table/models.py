@@ -115,3 +115,84 @@ class MembershipEvent(models.Model):
 
     def __str__(self):
         return f"#{self.seq} {self.username} {self.kind}"
+
+
+class NoticeEvent(models.Model):
+    """Something that happened in the campaign away from the dice, told at the table in the
+    same numbered sequence as the rolls: a UP award, a journal post, a pinned recap.
+
+    ``data`` holds what the log line shows, as it was when it happened (names, the amount,
+    the title), so the line still reads right after a character is renamed or an entry is
+    deleted.
+    """
+
+    class Kind(models.TextChoices):
+        AWARD = "award", _("UP award")
+        JOURNAL = "journal", _("Journal post")
+        RECAP = "recap", _("Pinned recap")
+
+    campaign = models.ForeignKey(
+        "campaigns.Campaign", on_delete=models.CASCADE, related_name="notice_events"
+    )
+    seq = models.PositiveBigIntegerField()
+    kind = models.CharField(max_length=10, choices=Kind)
+    actor = models.CharField(max_length=150, blank=True)  # the username, as it was then
+    data = models.JSONField(default=dict)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-seq"]
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "seq"], name="one_notice_event_per_seq"),
+        ]
+
+    def __str__(self):
+        return f"#{self.seq} {self.kind}"
+
+
+class FavouriteTest(models.Model):
+    """A success test a player keeps on a character's sheet to roll again with one tap:
+    the properties of the TB, extra F and T dice and an own ST (empty: the GST, p. 5).
+
+    Changed by the character's owner and the GM of its campaign (``table.sheet``); the
+    levels are read when it is rolled, so a favourite follows the character's growth.
+    """
+
+    MAX_PER_CHARACTER = 24
+
+    character = models.ForeignKey(
+        "characters.Character", on_delete=models.CASCADE, related_name="favourite_tests"
+    )
+    name = models.CharField(max_length=40)
+    properties = models.JSONField()  # property keys, in the order they were chosen
+    free = models.PositiveSmallIntegerField(default=0)
+    forced = models.PositiveSmallIntegerField(default=0)
+    threshold = models.PositiveSmallIntegerField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name", "pk"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["character", "name"], name="one_favourite_test_per_name"
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.character_id}: {self.name}"
+
+    @property
+    def label(self) -> str:
+        """How the test is named at the table: "SIN + Vildmark"."""
+        from characters.terms import short_label
+
+        return " + ".join(short_label(key) for key in self.properties)
+
+    def query(self) -> str:
+        """The test as the sheet's query string: a link to it works without JavaScript."""
+        from urllib.parse import urlencode
+
+        data = [("properties", key) for key in self.properties]
+        data += [("free", self.free), ("forced", self.forced)]
+        data.append(("threshold", "" if self.threshold is None else self.threshold))
+        return urlencode(data)

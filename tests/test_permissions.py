@@ -5,9 +5,10 @@ right gets 403; the anonymous are sent to log in. Checked on the server for ever
 import pytest
 from django.urls import reverse
 
-from campaigns.models import JournalEntry, Membership
+from campaigns.models import BringRequest, JournalEntry, Membership
 from campaigns.services import campaign_create, campaign_join
 from characters.models import Character, Item
+from table.models import FavouriteTest
 
 pytestmark = pytest.mark.django_db
 
@@ -25,7 +26,14 @@ def world(make_user):
     item = Item.objects.create(character=character, name="Kofot")
     entry = JournalEntry.objects.create(campaign=campaign, author=users["player"], title="E")
     other_seat = Membership.objects.get(campaign=campaign, user=users["other"])
+    # The player's character in no campaign, waiting for the GM to let it in.
+    free = Character.objects.create(owner=users["player"], name="Y", dp_budget=400)
+    waiting = BringRequest.objects.create(campaign=campaign, character=free)
     ids = {"c": campaign.pk, "x": character.pk, "e": entry.pk, "i": item.pk, "m": other_seat.pk}
+    favourite = FavouriteTest.objects.create(
+        character=character, name="F", properties=["alertness"]
+    )
+    ids |= {"y": free.pk, "r": waiting.pk, "f": favourite.pk}
     return users, ids
 
 
@@ -37,6 +45,14 @@ MEMBERS = expect(LOGIN, NOT_FOUND, OK, OK, OK)
 GM_ONLY = expect(LOGIN, NOT_FOUND, FORBIDDEN, FORBIDDEN, OK)
 OWNER_OR_GM = expect(LOGIN, NOT_FOUND, OK, FORBIDDEN, OK)
 OWNER_ONLY = expect(LOGIN, NOT_FOUND, OK, FORBIDDEN, FORBIDDEN)
+# Bringing a character: a member, with a character of their own (anybody else's: 404).
+OWN_CHARACTER = expect(LOGIN, NOT_FOUND, OK, NOT_FOUND, NOT_FOUND)
+
+
+# Post data naming an id of `world` ("$y": the free character's id).
+def resolve(data: dict | None, ids: dict) -> dict:
+    return {k: ids[v[1:]] if str(v).startswith("$") else v for k, v in (data or {}).items()}
+
 
 # (method, url name, argument keys, post data, expected per role)
 CASES = [
@@ -49,6 +65,10 @@ CASES = [
     ("post", "campaigns:member_remove", "cm", {}, GM_ONLY),
     ("post", "campaigns:seat_move", "cm", {"direction": "up"}, GM_ONLY),
     ("get", "campaigns:awards", "c", None, GM_ONLY),
+    ("post", "campaigns:character_bring", "c", {"character": "$y"}, OWN_CHARACTER),
+    ("post", "campaigns:bring_request", "c", {"character": "$y"}, OWN_CHARACTER),
+    ("post", "campaigns:bring_request_answer", "cr", {"answer": "decline"}, GM_ONLY),
+    ("post", "campaigns:bring_request_withdraw", "cr", {}, OWNER_ONLY),
     ("get", "campaigns:journal", "c", None, MEMBERS),
     ("post", "campaigns:journal", "c", {"title": "Kväll", "body": "Text"}, MEMBERS),
     ("get", "campaigns:journal_edit", "ce", None, OWNER_OR_GM),
@@ -70,6 +90,16 @@ CASES = [
     ("get", "characters:advancement", "x", None, OWNER_OR_GM),
     ("post", "characters:spend", "x", {"key": "firearms"}, OWNER_OR_GM),
     ("post", "characters:undo", "x", {}, OWNER_OR_GM),
+    # Rolling from the sheet at the campaign's table, and the sheet's favourite tests.
+    ("post", "table:sheet_roll", "x", {"properties": ["alertness"]}, OWNER_OR_GM),
+    (
+        "post",
+        "table:favourite_save",
+        "x",
+        {"favourite_name": "Spana", "properties": ["alertness"]},
+        OWNER_OR_GM,
+    ),
+    ("post", "table:favourite_delete", "xf", {}, OWNER_OR_GM),
 ]
 
 
@@ -91,7 +121,7 @@ def test_permission_matrix(client, world, role, method, name, keys, data, expect
     if role != "anonymous":
         client.force_login(users[role])
     url = reverse(name, args=[ids[key] for key in keys])
-    response = client.get(url) if method == "get" else client.post(url, data or {})
+    response = client.get(url) if method == "get" else client.post(url, resolve(data, ids))
     assert outcome(response) == expected[role]
 
 
@@ -101,13 +131,22 @@ def test_refused_changes_change_nothing(client, world):
     client.post(reverse("campaigns:gm_notes", args=[ids["c"]]), {"gm_notes": "kapat"})
     client.post(reverse("characters:edit", args=[ids["x"]]), {"name": "Kapad"})
     client.post(reverse("campaigns:member_remove", args=[ids["c"], ids["m"]]))
+    answer = reverse("campaigns:bring_request_answer", args=[ids["c"], ids["r"]])
+    client.post(answer, {"answer": "accept", "note": "Visst"})
+    client.post(reverse("campaigns:bring_request_withdraw", args=[ids["c"], ids["r"]]))
+    client.post(reverse("campaigns:character_bring", args=[ids["c"]]), {"character": ids["y"]})
+    client.force_login(users["gm"])
+    client.post(reverse("campaigns:bring_request_withdraw", args=[ids["c"], ids["r"]]))
     client.force_login(users["outsider"])
+    client.post(answer, {"answer": "accept", "note": "Visst"})
     client.post(reverse("characters:item_delete", args=[ids["x"], ids["i"]]))
     character = Character.objects.get(pk=ids["x"])
     assert character.name == "X"
     assert character.campaign.gm_notes == ""
     assert Membership.objects.filter(pk=ids["m"]).exists()
     assert Item.objects.filter(pk=ids["i"]).exists()
+    assert BringRequest.objects.get(pk=ids["r"]).status == BringRequest.Status.PENDING
+    assert Character.objects.get(pk=ids["y"]).campaign is None
 
 
 def test_removing_a_player_detaches_but_keeps_their_characters(client, world):
