@@ -120,6 +120,7 @@ TEMPLATES = [
                 "django.template.context_processors.i18n",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "core.context_processors.table_link",
             ],
             "builtins": ["django.templatetags.i18n", "django.templatetags.static"],
         },

@@ -8,6 +8,7 @@ urlpatterns = [
     path("", core_views.home, name="home"),
     path("healthz", core_views.healthz, name="healthz"),
     path("favicon.ico", core_views.favicon, name="favicon"),
+    path("manifest.webmanifest", core_views.manifest, name="manifest"),
     path("accounts/signup/", core_views.signup, name="signup"),
     path("accounts/login/", core_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),

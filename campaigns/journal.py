@@ -48,6 +48,19 @@ def journal_url(campaign: Campaign, entry: JournalEntry | None = None) -> str:
     return f"{url}#entry-{entry.pk}" if entry is not None else url
 
 
+def tell_the_table(campaign: Campaign, entry: JournalEntry, *, kind: str, by) -> None:
+    """A new post or a pinned recap appears in the table's log, linked to the entry."""
+    from table.services import notice_record  # the table builds on campaigns
+
+    notice_record(
+        campaign_id=campaign.pk,
+        kind=kind,
+        actor=by.username,
+        title=entry.title,
+        url=journal_url(campaign, entry),
+    )
+
+
 def can_change(membership: Membership, entry: JournalEntry) -> bool:
     """The author edits and deletes their entry; the GM every entry of the campaign."""
     return membership.is_gm or entry.author_id == membership.user_id
@@ -116,7 +129,9 @@ def journal(request, pk: int):
         return journal_page(request, campaign, membership, form, preview=preview_of(request))
     form = EntryForm(request.POST, instance=JournalEntry(campaign=campaign, author=request.user))
     if form.is_valid():
-        entry = form.save()
+        with transaction.atomic():
+            entry = form.save()
+            tell_the_table(campaign, entry, kind="journal", by=request.user)
         messages.success(request, _("The entry was added to the journal."))
         return redirect(journal_url(campaign, entry))
     return journal_page(request, campaign, membership, form, status=400)
@@ -175,6 +190,7 @@ def journal_pin(request, pk: int, entry_pk: int):
         campaign.journal.filter(pinned=True).update(pinned=False)
         if pin:
             campaign.journal.filter(pk=entry.pk).update(pinned=True)
+            tell_the_table(campaign, entry, kind="recap", by=request.user)
     if pin:
         messages.success(request, _("“%(title)s” is now the recap.") % {"title": entry.title})
     else:

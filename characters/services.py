@@ -166,8 +166,11 @@ def dp_award(
     except AdvancementError as error:
         return _refused_or_repeat(error, idempotency_key, by, DpEntry.Kind.AWARD, character)[0]
     with transaction.atomic():
-        entry = _award(_locked(character), amount, reason, by)
-        return _store([entry], idempotency_key, by)[0]
+        entries = [_award(_locked(character), amount, reason, by)]
+        stored = _store(entries, idempotency_key, by)
+        if stored is entries:
+            _tell_the_table(entries, amount, reason, by)
+        return stored[0]
 
 
 def dp_award_group(
@@ -192,7 +195,27 @@ def dp_award_group(
                 DpEntry.Kind.AWARD,
             )
         entries = [_award(character, amount, reason, by) for character in characters]
-        return _store(entries, idempotency_key, by)
+        stored = _store(entries, idempotency_key, by)
+        if stored is entries:
+            _tell_the_table(entries, amount, reason, by)
+        return stored
+
+
+def _tell_the_table(entries: list[DpEntry], amount: int, reason: str, by) -> None:
+    """A new award reaches the campaign's table as one line of its log (a repeat does not)."""
+    campaign_id = entries[0].character.campaign_id
+    if campaign_id is None:
+        return
+    from table.services import notice_record  # the table builds on characters
+
+    notice_record(
+        campaign_id=campaign_id,
+        kind="award",
+        actor=getattr(by, "username", ""),
+        amount=amount,
+        reason=reason,
+        characters=[entry.character.name for entry in entries],
+    )
 
 
 def dp_spend(*, character: Character, key: str, by, idempotency_key: str | None = None) -> DpEntry:
@@ -221,6 +244,10 @@ def _spend(character: Character, key: str, kind, by) -> DpEntry:
             _("%(name)s is at level %(level)s, the highest there is.")
             % {"name": name, "level": level}
         )
+    if character.campaign_id is not None:
+        # Read after the lock: the GM's change of the cap locks the campaign's characters
+        # first, and the campaign row this lock's query joined may be from before it.
+        character.campaign.refresh_from_db(fields=["level_cap"])
     cap = level_cap_for(character)
     if level + 1 > cap:
         raise AdvancementError(

@@ -4,6 +4,7 @@ from django.http import HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.templatetags.static import static
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import get_language, gettext
 from django.views.decorators.http import require_GET
 
 from core import throttle
@@ -28,6 +29,37 @@ def home(request):
 @require_GET
 def healthz(request):
     return HttpResponse("ok", content_type="text/plain")
+
+
+@require_GET
+def manifest(request):
+    """The web app manifest: "Add to home screen" opens the site full screen, with its
+    icon, like an app. Built here, not a static file, so the icons' URLs are the hashed
+    static ones and the name follows the language."""
+    icons = [
+        {"src": static("icons/icon-192.png"), "sizes": "192x192", "type": "image/png"},
+        {"src": static("icons/icon-512.png"), "sizes": "512x512", "type": "image/png"},
+        {
+            "src": static("icons/maskable-512.png"),
+            "sizes": "512x512",
+            "type": "image/png",
+            "purpose": "maskable",
+        },
+        {"src": static("favicon.svg"), "sizes": "any", "type": "image/svg+xml"},
+    ]
+    data = {
+        "name": "Aoristos Table",
+        "short_name": "Aoristos",
+        "description": gettext("Aoristos around a real table: characters, campaigns, live rolls."),
+        "lang": get_language(),
+        "start_url": "/",
+        "scope": "/",
+        "display": "standalone",
+        "background_color": "#fbf8f2",
+        "theme_color": "#1f1b16",
+        "icons": icons,
+    }
+    return JsonResponse(data, content_type="application/manifest+json")
 
 
 @require_GET

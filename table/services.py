@@ -9,7 +9,7 @@ from django.utils import timezone
 from campaigns.models import Campaign
 from rules.aoristos import dice
 from table.broadcast import get_broadcaster
-from table.models import MembershipEvent, RollEvent
+from table.models import MembershipEvent, NoticeEvent, RollEvent
 
 rng = secrets.SystemRandom()  # tests replace it with scripted dice
 
@@ -186,8 +186,8 @@ def visible(message, *, is_gm: bool) -> dict:
 
 
 def events_after(campaign_id: int, after: int, *, is_gm: bool, limit: int = 500) -> list[dict]:
-    """Stored events (rolls and membership changes) with seq > after, oldest first, at most
-    `limit`, as this viewer may see them."""
+    """Stored events (rolls, membership changes, notices) with seq > after, oldest first,
+    at most `limit`, as this viewer may see them."""
     rolls = (
         RollEvent.objects.filter(campaign_id=campaign_id, seq__gt=after)
         .select_related("actor", "character")
@@ -196,9 +196,16 @@ def events_after(campaign_id: int, after: int, *, is_gm: bool, limit: int = 500)
     members = MembershipEvent.objects.filter(campaign_id=campaign_id, seq__gt=after).order_by(
         "seq"
     )[:limit]
+    notices = NoticeEvent.objects.filter(campaign_id=campaign_id, seq__gt=after).order_by("seq")[
+        :limit
+    ]
     # Each list holds its table's `limit` lowest numbers: the merged `limit` lowest are
     # exactly the campaign's next `limit` events.
-    merged = [payload(event) for event in rolls] + [member_payload(event) for event in members]
+    merged = (
+        [payload(event) for event in rolls]
+        + [member_payload(event) for event in members]
+        + [notice_payload(event) for event in notices]
+    )
     merged.sort(key=lambda message: message["seq"])
     return [visible(message, is_gm=is_gm) for message in merged[:limit]]
 
@@ -219,22 +226,55 @@ def membership_event_record(*, campaign_id: int, kind: str, membership_id: int, 
 
 
 def member_payload(event: MembershipEvent) -> dict:
+    return public_payload(
+        event, "member-" + event.kind, event.username, membership_id=event.membership_id
+    )
+
+
+def public_payload(event, kind: str, actor: str, **fields) -> dict:
+    """A log line everyone at the table may see (no secret): its number, kind and time."""
     return {
+        **fields,
         "seq": event.seq,
-        "kind": "member-" + event.kind,
-        "membership_id": event.membership_id,
-        "actor": event.username,
+        "kind": kind,
+        "actor": actor,
         "secret": False,
         "created_at": event.created_at.isoformat(),
         "time": timezone.localtime(event.created_at).strftime("%H:%M"),
     }
 
 
+def notice_record(*, campaign_id: int, kind: str, actor: str = "", **data) -> NoticeEvent:
+    """Tell the table of an award, a journal post or a pinned recap: numbered in the
+    campaign's sequence, sent to the open streams after commit. Call it inside the
+    transaction that makes the change, so the notice exists exactly when the change does."""
+    event = NoticeEvent.objects.create(
+        campaign_id=campaign_id, seq=next_seq(campaign_id), kind=kind, actor=actor, data=data
+    )
+    message = notice_payload(event)
+    transaction.on_commit(lambda: get_broadcaster().publish(campaign_id, message))
+    return event
+
+
+def notice_payload(event: NoticeEvent) -> dict:
+    return public_payload(event, "notice-" + event.kind, event.actor, **event.data)
+
+
 def events_page(campaign_id: int, *, before: int | None, is_gm: bool, size: int = 30):
-    """A page of history, newest first, ending before `before`; and the seq to page on."""
-    events = RollEvent.objects.filter(campaign_id=campaign_id)
-    if before is not None:
-        events = events.filter(seq__lt=before)
-    page = list(events.select_related("actor", "character").order_by("-seq")[: size + 1])
-    older = page[size - 1].seq if len(page) > size else None
-    return [visible(payload(event), is_gm=is_gm) for event in page[:size]], older
+    """A page of the log (rolls, membership changes and notices), newest first, ending
+    before `before`; and the seq to page on."""
+    tables = (
+        (RollEvent.objects.select_related("actor", "character"), payload),
+        (MembershipEvent.objects.all(), member_payload),
+        (NoticeEvent.objects.all(), notice_payload),
+    )
+    merged = []
+    for events, to_message in tables:
+        events = events.filter(campaign_id=campaign_id)
+        if before is not None:
+            events = events.filter(seq__lt=before)
+        # Each table's size + 1 newest: the merged size + 1 newest are among them.
+        merged += [to_message(event) for event in events.order_by("-seq")[: size + 1]]
+    merged.sort(key=lambda message: message["seq"], reverse=True)
+    older = merged[size - 1]["seq"] if len(merged) > size else None
+    return [visible(message, is_gm=is_gm) for message in merged[:size]], older

@@ -149,9 +149,8 @@ def sse_message(html: str, seq: int) -> str:
 
 def render_event(message, *, is_gm: bool, language: str) -> str:
     message = services.visible(message, is_gm=is_gm)
-    template = "table/_member.html" if message["kind"].startswith("member-") else "table/_roll.html"
     with translation.override(language):
-        return render_to_string(template, {"roll": message, "is_gm": is_gm})
+        return render_to_string("table/_event.html", {"roll": message, "is_gm": is_gm})
 
 
 class Entry:

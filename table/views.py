@@ -54,11 +54,17 @@ def roll_form(membership, data=None) -> HandForm:
 def page_context(membership, form: RollForm, **extra) -> dict:
     campaign = membership.campaign
     rolls, older = services.events_page(campaign.pk, before=None, is_gm=membership.is_gm)
+    characters = list(campaign.characters.select_related("owner").order_by("owner_id", "name"))
     return {
         "campaign": campaign,
         "membership": membership,
         "members": campaign.memberships.select_related("user"),
-        "characters": campaign.characters.select_related("owner").order_by("owner_id", "name"),
+        "characters": characters,
+        # Success tests need a character to roll for; without one the tray rolls hands and
+        # says how to get a character.
+        "can_test": any(
+            membership.is_gm or character.owner_id == membership.user_id for character in characters
+        ),
         "form": form,
         "rolls": rolls,
         "older": older,
@@ -69,7 +75,12 @@ def page_context(membership, form: RollForm, **extra) -> dict:
 
 @member_view
 def table_page(request, membership):
-    return render(request, "table/table.html", page_context(membership, roll_form(membership)))
+    context = page_context(membership, roll_form(membership))
+    if not context["can_test"]:
+        context["form"] = HandForm(
+            can_roll_secretly=membership.is_gm, initial={"mode": HandForm.MODE_HAND}
+        )
+    return render(request, "table/table.html", context)
 
 
 @member_view

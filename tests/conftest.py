@@ -74,11 +74,14 @@ def outsider(make_user):
 @pytest.fixture
 def campaign(gm, alice, bob):
     """A campaign run by `gm`, with Alice and Bob as players (seats 1 and 2)."""
-    from campaigns.services import campaign_create, campaign_join
+    from campaigns.models import Membership
+    from campaigns.services import campaign_create
 
+    # Seated directly, not through campaign_join: joining tells the table (an event in
+    # the campaign's sequence), and the live-table tests count their rolls from 1.
     campaign = campaign_create(gm=gm, name="Mörkrets hjärta")
-    campaign_join(campaign=campaign, user=alice)
-    campaign_join(campaign=campaign, user=bob)
+    Membership.objects.create(campaign=campaign, user=alice, seat=1)
+    Membership.objects.create(campaign=campaign, user=bob, seat=2)
     return campaign
 
 

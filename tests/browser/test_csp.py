@@ -14,8 +14,8 @@ import pytest
 from django.contrib.auth.hashers import make_password
 from playwright.sync_api import expect
 
-from campaigns.models import JournalEntry
-from campaigns.services import campaign_create, campaign_join
+from campaigns.models import JournalEntry, Membership
+from campaigns.services import campaign_create
 from characters.models import Character
 from characters.services import dp_award
 
@@ -45,7 +45,8 @@ def table(django_user_model):
     gm = real_user(django_user_model, "spelledaren")
     player = real_user(django_user_model, "spelaren")
     campaign = campaign_create(gm=gm, name="Nattens kant")
-    campaign_join(campaign=campaign, user=player)
+    # Seated directly: joining is a line of the table's log, and this test starts empty.
+    Membership.objects.create(campaign=campaign, user=player, seat=1)
     albert = Character.objects.create(
         owner=player, campaign=campaign, name="Albert", dp_budget=40, attributes=ALBERT
     )
@@ -182,15 +183,16 @@ def test_main_pages_keep_the_content_security_policy(browser, site_server, table
     for watch in (gm, player):
         watch.page.goto(f"{base}/campaigns/{campaign.pk}/table/")
         expect(watch.page.locator("#live-status")).to_have_attribute("data-state", "live")
-    # An empty log says so, and the note goes once the first roll is in.
-    expect(player.page.get_by_test_id("log-empty")).to_be_visible()
-    shot(player.page, "player-table-empty-log")
+    # The fixture's award is the log's first line (the table is the campaign's hub), so
+    # the empty-log note is hidden; the GM's roll arrives above it.
+    expect(player.page.locator("#roll-log > li.notice-award")).to_contain_text("Resan norrut")
+    expect(player.page.get_by_test_id("log-empty")).to_be_hidden()
+    shot(player.page, "player-table-before-roll")
     gm.page.get_by_label(re.compile("Tärningshand|Dice hand")).check()
     gm.page.locator('input[name="hand"]').fill("2B+1")
-    gm.page.get_by_role("button", name=re.compile("^(Slå|Roll)$")).click()
-    expect(player.page.locator("#roll-log > li")).to_have_count(1, timeout=LIVE)
-    expect(player.page.locator("#roll-log > li")).to_contain_text("2B+1")
-    expect(player.page.get_by_test_id("log-empty")).to_be_hidden()
+    gm.page.locator("#tray-form").get_by_role("button", name=re.compile("^(Slå|Roll)$")).click()
+    expect(player.page.locator("#roll-log > li")).to_have_count(2, timeout=LIVE)
+    expect(player.page.locator("#roll-log > li").first).to_contain_text("2B+1")
     gm.settle()
     player.settle()
     shot(gm.page, "gm-table")

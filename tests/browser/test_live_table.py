@@ -7,7 +7,8 @@ import pytest
 from django.contrib.auth.hashers import make_password
 from playwright.sync_api import expect
 
-from campaigns.services import campaign_create, campaign_join
+from campaigns.models import Membership
+from campaigns.services import campaign_create
 from characters.models import Character
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -29,7 +30,8 @@ def table(django_user_model):
     gm = real_user(django_user_model, "spelledaren")
     player = real_user(django_user_model, "spelaren")
     campaign = campaign_create(gm=gm, name="Nattens kant")
-    campaign_join(campaign=campaign, user=player)
+    # Seated directly: joining is an event of the log, and these tests count rolls from #1.
+    Membership.objects.create(campaign=campaign, user=player, seat=1)
     Character.objects.create(owner=player, campaign=campaign, name="Albert", attributes=ALBERT)
     return campaign
 
@@ -71,7 +73,7 @@ def test_rolls_appear_live_on_every_page_and_secret_dice_stay_with_the_gm(
     assert "properties=wilderness" in odds_urls[-1]
     shot(player, "1-player-before-rolling")
     started = time.monotonic()
-    player.get_by_role("button", name=re.compile("^(Slå|Roll)$")).click()
+    player.locator("#tray-form").get_by_role("button", name=re.compile("^(Slå|Roll)$")).click()
 
     # It appears on the GM's page without a reload, and on the player's own.
     expect(gm.locator("#roll-1")).to_contain_text("SIN + Vildmark", timeout=LIVE)
@@ -83,7 +85,7 @@ def test_rolls_appear_live_on_every_page_and_secret_dice_stay_with_the_gm(
     gm.get_by_label(re.compile("Tärningshand|Dice hand")).check()
     gm.locator('input[name="hand"]').fill("2B+1")
     gm.get_by_label(re.compile("Hemligt|Secret")).check()
-    gm.get_by_role("button", name=re.compile("^(Slå|Roll)$")).click()
+    gm.locator("#tray-form").get_by_role("button", name=re.compile("^(Slå|Roll)$")).click()
     expect(gm.locator("#roll-2 .die")).to_have_count(2, timeout=LIVE)
     expect(player.locator("#roll-2")).to_be_visible(timeout=LIVE)
     expect(player.locator("#roll-2 .die")).to_have_count(0)
@@ -97,7 +99,7 @@ def test_rolls_appear_live_on_every_page_and_secret_dice_stay_with_the_gm(
     expect(player.locator("#live-status")).to_have_attribute("data-state", "lost")
     gm.get_by_label(re.compile("Hemligt|Secret")).uncheck()
     for _ in range(2):
-        gm.get_by_role("button", name=re.compile("^(Slå|Roll)$")).click()
+        gm.locator("#tray-form").get_by_role("button", name=re.compile("^(Slå|Roll)$")).click()
     expect(gm.locator("#roll-4")).to_be_visible(timeout=LIVE)
     player_context.set_offline(False)
     expect(player.locator("#roll-4")).to_be_visible(timeout=15_000)

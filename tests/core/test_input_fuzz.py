@@ -29,7 +29,7 @@ from hypothesis import HealthCheck, example, given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
-from campaigns.models import JournalEntry, Membership
+from campaigns.models import BringRequest, JournalEntry, Membership
 from campaigns.services import campaign_create, campaign_join
 from characters import services as character_services
 from characters.models import Character, Item
@@ -38,6 +38,7 @@ from core.params import MAX_ID
 from rules.aoristos import character as rules
 from rules.aoristos import dice
 from table import services as table_services
+from table.models import FavouriteTest
 
 pytestmark = pytest.mark.django_db
 
@@ -55,7 +56,7 @@ PARAMETER_NAMES = sorted(
         "username", "password", "password1", "password2", "next", "language",
         # campaigns
         "name", "rule_system", "starting_dp", "level_cap", "code", "direction", "character",
-        "gm_notes", "renew_invitation", "campaign",
+        "gm_notes", "renew_invitation", "campaign", "answer", "note", "favourite_name",
         # journal
         "title", "body", "preview", "page",
         # characters, equipment, the sheet's odds helper
@@ -142,6 +143,10 @@ def world(make_user, settings):
     )
     Character.objects.create(owner=bob, campaign=campaign, name="Berit")
     free = Character.objects.create(owner=alice, name="Fri")
+    waiting = BringRequest.objects.create(campaign=campaign, character=free)
+    favourite = FavouriteTest.objects.create(
+        character=albert, name="Spana", properties=["alertness"]
+    )
     item = Item.objects.create(character=albert, name="Rep", quantity=2)
     entry = JournalEntry.objects.create(campaign=campaign, author=alice, title="Natt", body="*x*")
     character_services.dp_award(character=albert, amount=10, reason="Resa", by=gm)
@@ -158,6 +163,8 @@ def world(make_user, settings):
         ("entry_pk", "campaigns"): entry.pk,
         ("item_pk", "characters"): item.pk,
         ("token", "campaigns"): campaign.invite_token,
+        ("request_pk", "campaigns"): waiting.pk,
+        ("favourite_pk", "characters"): favourite.pk,
     }
     values = [str(v) for v in ids.values()] + [str(free.pk), campaign.join_code]
     return {"users": {"gm": gm, "player": alice, "anonymous": None}, "ids": ids, "values": values}

@@ -2,6 +2,7 @@
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -401,3 +402,30 @@ def test_favicon_ico_leads_to_the_icon_every_page_links(client):
     assert 'rel="icon"' in page
     assert "favicon.svg" in page
     assert (site_settings.BASE_DIR / "static" / "favicon.svg").read_text().startswith("<svg")
+
+
+def test_the_site_can_be_added_to_a_home_screen(client):
+    """A manifest with a name, standalone display and icons that exist (issue 7); every page
+    links it, with the icon iOS uses."""
+    from django.contrib.staticfiles import finders
+
+    page = client.get("/accounts/login/").content.decode()
+    assert '<link rel="manifest" href="/manifest.webmanifest">' in page
+    assert 'rel="apple-touch-icon"' in page
+    response = client.get("/manifest.webmanifest")
+    assert response.status_code == 200
+    assert response["Content-Type"] == "application/manifest+json"
+    manifest = response.json()
+    assert manifest["display"] == "standalone"
+    assert manifest["start_url"] == "/"
+    sizes = {icon["sizes"] for icon in manifest["icons"]}
+    assert {"192x192", "512x512"} <= sizes
+    assert any(icon.get("purpose") == "maskable" for icon in manifest["icons"])
+    for icon in manifest["icons"]:
+        name = icon["src"].removeprefix("/static/")
+        assert finders.find(name), icon["src"]
+        if name.endswith(".png"):
+            data = Path(finders.find(name)).read_bytes()
+            assert data.startswith(b"\x89PNG")
+            width = int.from_bytes(data[16:20], "big")
+            assert icon["sizes"] == f"{width}x{width}"

@@ -237,10 +237,10 @@ def test_django_serves_the_catalogues():
     with translation.override("sv"):
         assert translation.gettext("Log in") == "Logga in"
         assert translation.gettext("My characters") == "Mina rollpersoner"
-        left = "%(left)s UP left is kept for later development."
-        plural = "%(left)s UP left are kept for later development."
-        assert translation.ngettext(left, plural, 3) % {"left": 3} == (
-            "3 UP kvar sparas till senare utveckling."
+        one = "The level cap %(cap)s now applies to %(count)s character."
+        many = "The level cap %(cap)s now applies to %(count)s characters."
+        assert translation.ngettext(one, many, 3) % {"cap": 6, "count": 3} == (
+            "Nivåtaket 6 gäller nu för 3 rollpersoner."
         )
     with translation.override("en"):
         assert translation.gettext("Log in") == "Log in"

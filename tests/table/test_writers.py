@@ -32,7 +32,7 @@ from core.db.sqlite3.base import WriteQueue
 from rules.aoristos import character as rules
 from rules.aoristos import dice as hands
 from table import services
-from table.models import RollEvent
+from table.models import MembershipEvent, NoticeEvent, RollEvent
 from tests.table.test_stream import session_cookie
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -361,14 +361,16 @@ def test_fifty_writers_wait_in_line_and_lose_nothing(table, capsys):
         )
     assert errors == [], errors[:3]
 
-    # Every roll is stored, numbered 1..N without a gap or a repeat, and the counter agrees.
-    total = sum(rolls)
-    assert total > THREADS
-    seqs = list(
-        RollEvent.objects.filter(campaign=campaign).order_by("seq").values_list("seq", flat=True)
-    )
-    assert seqs == list(range(1, total + 1))
-    assert Campaign.objects.get(pk=campaign.pk).event_seq == total
+    # Every roll is stored, and with the joins and the awards' notices the campaign's events
+    # are numbered 1..N without a gap or a repeat; the counter agrees.
+    assert sum(rolls) > THREADS
+    roll_seqs = RollEvent.objects.filter(campaign=campaign).values_list("seq", flat=True)
+    assert len(roll_seqs) == sum(rolls)
+    notice_seqs = NoticeEvent.objects.filter(campaign=campaign).values_list("seq", flat=True)
+    join_seqs = MembershipEvent.objects.filter(campaign=campaign).values_list("seq", flat=True)
+    seqs = sorted([*roll_seqs, *notice_seqs, *join_seqs])
+    assert seqs == list(range(1, len(seqs) + 1))
+    assert Campaign.objects.get(pk=campaign.pk).event_seq == len(seqs)
 
     made = sum(changes, Counter())
     for character in characters:

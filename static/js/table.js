@@ -1,0 +1,115 @@
+// The live table on a phone: the newest line of the log where the thumb is, a send that
+// failed says so and offers to try again, the tray folds away, the screen stays awake.
+
+(() => {
+  const form = document.getElementById("tray-form");
+  const log = document.getElementById("roll-log");
+  const latest = document.getElementById("roll-bar-latest");
+  const fold = document.getElementById("tray-fold");
+  if (!form || !log) return;
+
+  // The roll bar shows a copy of the log's newest line (the log itself is what screen
+  // readers hear; the copy is aria-hidden). Lines arrive through the stream.
+  function showLatest() {
+    if (!latest) return;
+    const newest = log.querySelector(":scope > li");
+    latest.replaceChildren();
+    if (!newest) return;
+    const copy = newest.cloneNode(true);
+    copy.removeAttribute("id");
+    copy.querySelectorAll("[id]").forEach((element) => element.removeAttribute("id"));
+    copy.querySelectorAll("a, button").forEach((element) => element.setAttribute("tabindex", "-1"));
+    latest.append(copy);
+  }
+  new MutationObserver(showLatest).observe(log, { childList: true });
+  showLatest();
+
+  // A roll that did not get through: say so beside the tray and in the roll bar, and
+  // offer to send it again. The tray keeps its idempotency key until a roll succeeds, so
+  // sending again after a lost answer still rolls once.
+  const failures = [document.getElementById("send-failed"), document.getElementById("roll-bar-failed")];
+  function setFailed(text) {
+    for (const element of failures) {
+      if (!element) continue;
+      element.hidden = !text;
+      element.querySelector("span").textContent = text ?? "";
+    }
+  }
+  const isRoll = (event) => event.target === form;
+  form.addEventListener("htmx:before:request", (event) => {
+    if (isRoll(event)) setFailed(null);
+  });
+  form.addEventListener("htmx:after:request", (event) => {
+    if (!isRoll(event)) return;
+    const status = event.detail?.ctx?.response?.status ?? 0;
+    // 200: rolled or refused with the reason (swapped in); 400: the tray's own error.
+    if (status === 200 || status === 400) return;
+    event.preventDefault(); // never swap an error page into the tray
+    let text = form.dataset.failedServer;
+    if (status === 429 || status === 403) {
+      text = `${text} (HTTP ${status})`;
+    }
+    setFailed(text);
+  });
+  form.addEventListener("htmx:error", (event) => {
+    if (isRoll(event)) setFailed(form.dataset.failedNetwork);
+  });
+  document.addEventListener("click", (event) => {
+    if (event.target.closest("[data-retry-roll]")) form.requestSubmit();
+  });
+  // A roll the server refused (no character chosen, a wrong hand) says why in the tray:
+  // open it if it was folded, and bring the reason into view.
+  form.addEventListener("htmx:finally:request", (event) => {
+    if (!isRoll(event)) return;
+    const reason = document.querySelector("#tray-errors .error");
+    if (!reason) return;
+    if (fold) fold.open = true;
+    reason.scrollIntoView({ block: "center" });
+  });
+
+  // The tray folds away (remembered on this device); the roll bar's button does it too.
+  const foldKey = "aoristos-tray-folded";
+  const foldButton = document.querySelector("[data-fold-tray]");
+  function foldChanged() {
+    if (!foldButton) return;
+    foldButton.textContent = fold.open ? foldButton.dataset.hide : foldButton.dataset.show;
+    foldButton.setAttribute("aria-expanded", String(fold.open));
+  }
+  if (fold) {
+    try {
+      if (localStorage.getItem(foldKey) === "1") fold.open = false;
+    } catch {
+      // storage refused (private mode): the tray starts open
+    }
+    fold.addEventListener("toggle", () => {
+      try {
+        localStorage.setItem(foldKey, fold.open ? "0" : "1");
+      } catch {
+        // not remembered, still folded
+      }
+      foldChanged();
+    });
+    foldButton?.addEventListener("click", () => {
+      fold.open = !fold.open;
+      if (fold.open) fold.scrollIntoView({ block: "start" });
+    });
+    foldChanged();
+  }
+
+  // Keep the screen awake while the table is open and in view. Browsers offer this only
+  // on HTTPS or localhost (see README, "Security on a LAN"); elsewhere nothing happens.
+  let wakeLock = null;
+  async function stayAwake() {
+    if (!("wakeLock" in navigator) || document.visibilityState !== "visible" || wakeLock) return;
+    try {
+      wakeLock = await navigator.wakeLock.request("screen");
+      wakeLock.addEventListener("release", () => {
+        wakeLock = null;
+      });
+    } catch {
+      wakeLock = null; // refused (battery saver, not allowed): the screen sleeps as usual
+    }
+  }
+  document.addEventListener("visibilitychange", stayAwake);
+  stayAwake();
+})();
