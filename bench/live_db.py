@@ -39,7 +39,7 @@ from campaigns.models import Campaign, Membership  # noqa: E402
 from campaigns.services import campaign_create  # noqa: E402
 from characters import services as advancement  # noqa: E402
 from characters.models import Character, DpEntry, default_skills  # noqa: E402
-from table.models import RollEvent  # noqa: E402
+from table.models import MembershipEvent, NoticeEvent, RollEvent  # noqa: E402
 
 # Albert of the tests (tests/conftest.py); a skill at 2 so that each raise costs UP.
 ATTRIBUTES = {"physique": 3, "composure": 3, "agility": 2, "alertness": 5, "willpower": 3}
@@ -125,7 +125,15 @@ def check(campaign_id: int) -> dict:
     sequence numbers are 1..n with no gap or repeat, and each character's ledger."""
     campaign = Campaign.objects.get(pk=campaign_id)
     rolls = RollEvent.objects.filter(campaign=campaign)
-    seqs = sorted(rolls.values_list("seq", flat=True))
+    # The campaign's sequence numbers every event of its table: rolls, and the notices of
+    # the awards the seeding made (and any membership change).
+    seqs = sorted(
+        [
+            *rolls.values_list("seq", flat=True),
+            *NoticeEvent.objects.filter(campaign=campaign).values_list("seq", flat=True),
+            *MembershipEvent.objects.filter(campaign=campaign).values_list("seq", flat=True),
+        ]
+    )
     per_actor: dict[str, int] = {}
     for username in rolls.values_list("actor__username", flat=True):
         per_actor[username] = per_actor.get(username, 0) + 1
@@ -159,7 +167,8 @@ def check(campaign_id: int) -> dict:
         }
     return {
         "event_seq": campaign.event_seq,
-        "rolls": len(seqs),
+        "rolls": rolls.count(),
+        "events": len(seqs),
         "seqs_contiguous": seqs == list(range(1, len(seqs) + 1)),
         "event_seq_matches": campaign.event_seq == len(seqs),
         "rolls_per_actor": per_actor,
