@@ -132,6 +132,13 @@ class Character(models.Model):
         raised = self.raises()
         return {key: level + raised.get(key, 0) for key, level in self.build_levels().items()}
 
+    def test_levels(self, levels: dict[str, int] | None = None, load=None) -> dict[str, int]:
+        """The levels a success test uses: the current ones, with the effective RÖR under
+        load (p. 5). Pass what the caller has read already."""
+        levels = levels or self.levels()
+        load = load or self.load(levels)
+        return levels | {"agility": load["agility"]}
+
     def secondary(self, levels: dict[str, int] | None = None) -> rules.Secondary:
         """Secondary attributes from the current (unmodified) primaries (p. 2)."""
         levels = levels or self.levels()

@@ -68,3 +68,11 @@ def short_label(key: str) -> str:
     """'SIN' or 'Vildmark': how a test is named at the table ("SIN + Vildmark")."""
     term = TERMS[key]
     return term.abbr or term.swedish
+
+
+def test_label(keys) -> str:
+    """How a test of properties `keys` is named at the table: "SIN + Vildmark"."""
+    return " + ".join(short_label(key) for key in keys)
+
+
+test_label.__test__ = False  # not a pytest test, despite the name

@@ -8,7 +8,7 @@ from django.views.decorators.http import require_POST
 from campaigns.access import Access, get_campaign, get_character
 from characters.forms import CharacterForm, ItemForm, OddsForm, issue_message
 from characters.models import Character, Item
-from characters.terms import ATTRIBUTE_TERMS, SECONDARY_TERMS, SKILL_TERMS, short_label
+from characters.terms import ATTRIBUTE_TERMS, SECONDARY_TERMS, SKILL_TERMS, test_label
 from core.params import saved_text, strict_id
 from rules.aoristos import character as rules
 from rules.aoristos import success
@@ -235,9 +235,8 @@ def sheet_context(character: Character, access: Access, *, odds_query=None, item
     levels = character.levels()
     report = character.evaluate()
     load = character.load(levels)
-    # A test uses the effective RÖR under load (p. 5); the sheet lists the levels themselves.
-    test_levels = levels | {"agility": load["agility"]}
-    odds_form = OddsForm(odds_query, levels=test_levels)
+    # A test uses the effective RÖR under load; the sheet lists the levels themselves.
+    test_levels, odds_form, odds = sheet_test(character, odds_query, levels=levels, load=load)
     can_roll = access >= Access.EDIT and character.campaign_id is not None
     context = {
         "character": character,
@@ -252,7 +251,7 @@ def sheet_context(character: Character, access: Access, *, odds_query=None, item
         "secondary_rows": secondary_values(character.secondary(levels)),
         "test_levels": test_levels,
         "odds_form": odds_form,
-        "odds": odds_for(test_levels, odds_form),
+        "odds": odds,
         "items": character.items.all(),
         "load": load,
         "item_form": item_form or ItemForm(),
@@ -292,28 +291,34 @@ def item_delete(request, pk: int, item_pk: int):
     return redirect(f"{character.get_absolute_url()}#equipment")
 
 
+def sheet_test(character: Character, query, *, levels=None, load=None):
+    """The sheet's success test from `query` (its properties, F, T and own ST): the levels
+    a test uses (RÖR under load, p. 5), the bound OddsForm, and ``odds_for`` it. The sheet
+    and a roll or favourite from it (``table.sheet``) read it the same way."""
+    test_levels = character.test_levels(levels, load)
+    form = OddsForm(query, levels=test_levels)
+    return test_levels, form, odds_for(test_levels, form)
+
+
 def odds_for(levels: dict[str, int], form: OddsForm) -> dict | None:
     """TB, GST and P(success) of a success test of the chosen properties (p. 5), and what
     rolling it needs (``keys``, ``dice_hand``, ``label``). None until a property is chosen."""
     if not form.is_bound or not form.is_valid() or not form.cleaned_data["properties"]:
         return None
     keys = form.cleaned_data["properties"]
-    test_base = sum(levels[key] for key in keys)
-    gst = success.base_threshold(len(keys))
-    threshold = form.cleaned_data["threshold"]
-    if threshold is None:
-        threshold = gst
-    hand = success.test_hand(free=form.cleaned_data["free"], forced=form.cleaned_data["forced"])
-    chance = success.p_success(hand, test_base, threshold)
+    data = form.cleaned_data
+    test = success.plan_test(
+        levels, keys, free=data["free"], forced=data["forced"], threshold=data["threshold"]
+    )
     return {
         "keys": keys,
-        "label": " + ".join(short_label(key) for key in keys),
-        "test_base": test_base,
-        "gst": gst,
-        "threshold": threshold,
-        "hand": str(hand),
-        "dice_hand": hand,
-        "percent": float(chance) * 100,
+        "label": test_label(keys),
+        "test_base": test.test_base,
+        "gst": test.gst,
+        "threshold": test.threshold,
+        "hand": str(test.hand),
+        "dice_hand": test.hand,
+        "percent": float(success.p_success(test.hand, test.test_base, test.threshold)) * 100,
     }
 
 

@@ -3,7 +3,7 @@ from django.utils.choices import CallableChoiceIterator
 from django.utils.translation import gettext, pgettext
 from django.utils.translation import gettext_lazy as _
 
-from characters.terms import label, short_label
+from characters.terms import label, test_label
 from rules import RulesError
 from rules.aoristos import character as rules
 from rules.aoristos import dice, success
@@ -127,20 +127,19 @@ class RollForm(HandForm):
     def test(self):
         """The chosen success test: (character, test_base, GST, threshold, hand, label)."""
         data = self.cleaned_data
-        character = self.character
-        levels = character.levels()
-        load = character.load(levels)
-        levels["agility"] = load["agility"]  # tests use the effective RÖR under load (p. 5)
         keys = data["properties"]
-        gst = success.base_threshold(len(keys))
-        threshold = gst if data.get("threshold") is None else data["threshold"]
-        hand = success.test_hand(free=data.get("free") or 0, forced=data.get("forced") or 0)
-        names = " + ".join(short_label(key) for key in keys)
+        test = success.plan_test(
+            self.character.test_levels(),
+            keys,
+            free=data.get("free") or 0,
+            forced=data.get("forced") or 0,
+            threshold=data.get("threshold"),
+        )
         return {
-            "character": character,
-            "test_base": sum(levels[key] for key in keys),
-            "gst": gst,
-            "threshold": threshold,
-            "hand": hand,
-            "label": names,
+            "character": self.character,
+            "test_base": test.test_base,
+            "gst": test.gst,
+            "threshold": test.threshold,
+            "hand": test.hand,
+            "label": test_label(keys),
         }

@@ -184,9 +184,9 @@ class FavouriteTest(models.Model):
     @property
     def label(self) -> str:
         """How the test is named at the table: "SIN + Vildmark"."""
-        from characters.terms import short_label
+        from characters.terms import test_label
 
-        return " + ".join(short_label(key) for key in self.properties)
+        return test_label(self.properties)
 
     def query(self) -> str:
         """The test as the sheet's query string: a link to it works without JavaScript."""

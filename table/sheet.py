@@ -17,7 +17,7 @@ from django.views.decorators.http import require_POST
 
 from campaigns.access import Access, get_character
 from characters.terms import label
-from characters.views import sheet_context
+from characters.views import sheet_context, sheet_test
 from core.db import idempotency
 from rules.aoristos import character as rules
 from table import services
@@ -87,8 +87,8 @@ def sheet_roll(request, pk: int):
     if character.campaign_id is None:
         context["roll_errors"] = [_("Join a campaign to roll at the table.")]
         return result_response(request, character, access, context, status=400)
-    page = sheet_context(character, access, odds_query=request.POST)
-    form, odds = page["odds_form"], page["odds"]
+    # Only the test: the whole sheet is rendered only for an answer without JavaScript.
+    _levels, form, odds = sheet_test(character, request.POST)
     if not form.is_valid():
         context["roll_errors"] = [e for errors in form.errors.values() for e in errors]
         return result_response(request, character, access, context, status=400)
@@ -109,9 +109,9 @@ def sheet_roll(request, pk: int):
     return result_response(request, character, access, context)
 
 
-def favourites_response(request, character, *, page=None, errors=(), status=200):
+def favourites_response(request, character, access=None, *, errors=(), status=200):
     """The favourites list (htmx); without JavaScript, back to the sheet's roller, or the
-    sheet with what was wrong (``page``: its context)."""
+    sheet with what was wrong (and the test as it was posted)."""
     errors = list(errors)
     if request.htmx:
         context = {
@@ -122,6 +122,7 @@ def favourites_response(request, character, *, page=None, errors=(), status=200)
         }
         return render(request, "table/_sheet_favourites.html", context, status=status)
     if errors:
+        page = sheet_context(character, access, odds_query=request.POST)
         context = page | {"favourite_errors": errors}
         return render(request, "characters/sheet.html", context, status=status)
     return redirect(f"{character.get_absolute_url()}#roller")
@@ -132,8 +133,7 @@ def favourites_response(request, character, *, page=None, errors=(), status=200)
 def favourite_save(request, pk: int):
     """Save the sheet's current test under a short name; the same name again replaces it."""
     character, access = roller_character(request, pk)
-    page = sheet_context(character, access, odds_query=request.POST)
-    form, odds = page["odds_form"], page["odds"]
+    _levels, form, odds = sheet_test(character, request.POST)
     name_form = FavouriteNameForm(request.POST)
     errors = []
     if not name_form.is_valid():
@@ -143,7 +143,7 @@ def favourite_save(request, pk: int):
     elif odds is None:
         errors.append(_("Choose the properties the test is of."))
     if errors:
-        return favourites_response(request, character, page=page, errors=errors, status=400)
+        return favourites_response(request, character, access, errors=errors, status=400)
     name = name_form.cleaned_data["favourite_name"]
     values = {
         "properties": odds["keys"],
@@ -162,9 +162,7 @@ def favourite_save(request, pk: int):
                 message = _("A character keeps at most %(limit)s favourite tests.") % {
                     "limit": FavouriteTest.MAX_PER_CHARACTER
                 }
-                return favourites_response(
-                    request, character, page=page, errors=[message], status=400
-                )
+                return favourites_response(request, character, access, errors=[message], status=400)
             else:
                 FavouriteTest.objects.create(character=character, name=name, **values)
     except IntegrityError:  # the same name saved at the same moment from another page

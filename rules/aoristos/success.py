@@ -55,6 +55,38 @@ test_hand.__test__ = False  # not a pytest test, despite the name
 
 
 @dataclass(frozen=True)
+class PlannedTest:
+    """A success test before it is rolled (p. 5): TB is the sum of the chosen properties'
+    levels, GST 4 + 2 per property, ST the GST unless one is given, and the hand 1B1T
+    with the extra F and T."""
+
+    __test__ = False  # not a pytest test class, despite the name
+
+    test_base: int
+    gst: int
+    threshold: int
+    hand: Hand
+
+
+def plan_test(
+    levels: dict[str, int],
+    keys: list[str],
+    *,
+    free: int = 0,
+    forced: int = 0,
+    threshold: int | None = None,
+) -> PlannedTest:
+    """The success test of properties `keys` at `levels` (p. 5)."""
+    gst = base_threshold(len(keys))
+    return PlannedTest(
+        test_base=sum(levels[key] for key in keys),
+        gst=gst,
+        threshold=gst if threshold is None else _check_int("threshold", threshold),
+        hand=test_hand(free=free, forced=forced),
+    )
+
+
+@dataclass(frozen=True)
 class TestOutcome:
     """A resolved success test: total = TB + roll result; success when total >= ST."""
 

@@ -14,6 +14,7 @@ from rules.aoristos.success import (
     base_threshold,
     opposed,
     p_success,
+    plan_test,
     resolve_test,
     success_test,
     test_hand,
@@ -175,3 +176,18 @@ def test_more_free_dice_never_hurt_more_forced_dice_never_help(free, forced, tb,
     hand = test_hand(free=free, forced=forced)
     assert p_success(hand.add(free=1), tb, st_) >= p_success(hand, tb, st_)
     assert p_success(hand.add(forced=1), tb, st_) <= p_success(hand, tb, st_)
+
+
+def test_a_planned_test_sums_its_properties_and_takes_the_gst_unless_an_st_is_given():
+    """p. 5: Albert (p. 2) tests SIN 5 + Vildmark 0: TB 5, GST 4 + 2·2 = 8, ST the GST;
+    an own ST replaces it; extra F and T go into the 1B1T hand; no property is GST 4."""
+    levels = {"alertness": 5, "wilderness": 0, "physique": 3}
+    planned = plan_test(levels, ["alertness", "wilderness"])
+    assert (planned.test_base, planned.gst, planned.threshold) == (5, 8, 8)
+    assert planned.hand == test_hand()
+    harder = plan_test(levels, ["alertness", "wilderness"], free=2, forced=1, threshold=11)
+    assert (harder.gst, harder.threshold) == (8, 11)
+    assert harder.hand == test_hand(free=2, forced=1)
+    assert plan_test(levels, []).gst == plan_test(levels, []).threshold == 4
+    with pytest.raises(RulesError):
+        plan_test(levels, ["physique"], threshold="9")
