@@ -1,0 +1,90 @@
+"""Aoristos combat (p. 6-14) as a pure state machine, behind the rule-system engine
+interface of `rules.engine`.
+
+Modules: ``gear`` (weapons, armour), ``figures`` (the text's arithmetic, each with its
+page), ``state`` (the encounter's values), ``commands``, ``events``, ``engine`` (`decide`
+and `evolve`) and ``view`` (what each viewer sees, prompts, actions and previews).
+"""
+
+from collections.abc import Mapping
+from typing import Any
+
+from rules.aoristos.combat import commands, engine, events, figures, gear, state, view
+from rules.aoristos.combat.state import Encounter, HouseRules
+from rules.engine import Viewer
+from rules.errors import RulesError
+
+__all__ = ["ENGINE", "AoristosCombat", "commands", "engine", "events", "figures", "gear",
+           "state", "view"]
+
+HOUSE_RULES = (
+    {
+        "key": "movement_by_round_total",
+        "kind": "bool",
+        "default": True,
+        "rule": "s. 7",
+        "help": "Movement cost by the round's total distance (the rule's words); off: by "
+        "each move on its own (the Ansgar example).",
+    },
+    {
+        "key": "melee_reach",
+        "kind": "float",
+        "default": 2.0,
+        "rule": "s. 10",
+        "help": "Metres within which two foes are in melee ('close enough to reach each "
+        "other').",
+    },
+)
+
+
+class AoristosCombat:
+    """The Aoristos engine (see rules.engine.CombatEngine)."""
+
+    system = "aoristos"
+    template = "combat/aoristos"
+    event_types = {**events.EVENT_TYPES, **commands.COMMAND_TYPES, **{
+        cls.__name__: cls
+        for cls in (state.Combatant, state.Extended, gear.Weapon, gear.Armour)
+    }}
+
+    def house_rules(self):
+        return HOUSE_RULES
+
+    def new_state(self, house_rules: Mapping[str, Any] | None = None, name: str = "") -> Encounter:
+        values = dict(house_rules or {})
+        try:
+            house = HouseRules(
+                movement_by_round_total=bool(values.get("movement_by_round_total", True)),
+                melee_reach=float(values.get("melee_reach", 2.0)),
+            )
+        except (TypeError, ValueError):
+            raise RulesError("house rules must be a yes/no and a number of metres") from None
+        if not 0.5 <= house.melee_reach <= 10:
+            raise RulesError("melee reach is 0.5-10 m")
+        return Encounter(name=name, house=house)
+
+    def parse_command(self, data, *, weapons=None, armour=None):
+        return commands.parse_command(data, weapons=weapons, armour=armour)
+
+    def actor_of(self, encounter: Encounter, command) -> str | None:
+        return engine.actor_of(encounter, command)
+
+    def decide(self, encounter: Encounter, command, rng):
+        return engine.decide(encounter, command, rng)
+
+    def evolve(self, encounter: Encounter, event) -> Encounter:
+        return engine.evolve(encounter, event)
+
+    def view(self, encounter: Encounter, viewer: Viewer) -> dict:
+        return view.view(encounter, viewer)
+
+    def describe(self, encounter: Encounter, events_, viewer: Viewer) -> list[dict]:
+        return view.describe(encounter, events_, viewer)
+
+    def preview(self, encounter: Encounter, command) -> dict:
+        if not isinstance(command, commands.Attack):
+            raise RulesError("only attacks have a preview")
+        return view.attack_preview(encounter, command)
+
+
+ENGINE = AoristosCombat()

@@ -1,0 +1,300 @@
+"""Events of an Aoristos encounter: what happened, with every die already rolled in it.
+
+`evolve` (engine.py) applies them and never rolls, so an encounter's state is the fold
+of its events. Each event names its combatants by id.
+"""
+
+from dataclasses import dataclass
+from typing import Any
+
+from rules.aoristos.combat.state import Combatant
+
+
+@dataclass(frozen=True)
+class CombatantAdded:
+    combatant: Combatant
+
+
+@dataclass(frozen=True)
+class CombatantUpdated:
+    id: str
+    changes: tuple[tuple[str, Any], ...]
+
+
+@dataclass(frozen=True)
+class CombatantRemoved:
+    id: str
+
+
+@dataclass(frozen=True)
+class SurpriseSet:
+    side: str
+    hand: str  # "" clears it
+
+
+@dataclass(frozen=True)
+class CombatStarted:
+    """Initiative (p. 6): SIN, plus the surprising side's rolled bonus; fixed for the
+    whole combat; ties by seat order clockwise from the GM. Everyone starts with KP =
+    Handlingskraft."""
+
+    order: tuple[str, ...]
+    rolls: tuple[tuple[str, tuple[int, ...], int], ...]  # (id, dice, bonus)
+
+
+@dataclass(frozen=True)
+class RoundStarted:
+    round: int
+
+
+@dataclass(frozen=True)
+class ActivationStarted:
+    """The stress roll 1B1F, the lowest die counts (p. 6); with a drawn bow, the FYS test
+    against the bow's strength (p. 7)."""
+
+    id: str
+    turn: int
+    dice: tuple[int, ...]
+    loss: int
+    bow_test: tuple[tuple[int, ...], int, int, bool] | None = None  # dice, total, ST, ok
+
+
+@dataclass(frozen=True)
+class Moved:
+    id: str
+    x: float
+    y: float
+    distance: float
+    cost: int
+    vigilance: bool = False
+
+
+@dataclass(frozen=True)
+class KpSpent:
+    """An action that only costs KP: talk, scan, and the like (p. 6-7)."""
+
+    id: str
+    action: str
+    cost: int
+    detail: str = ""
+    passive: bool = False
+
+
+@dataclass(frozen=True)
+class PostureChanged:
+    id: str
+    posture: str
+    cost: int
+
+
+@dataclass(frozen=True)
+class HandsChanged:
+    """Draw, ready, stow, switch hands, pick up, drop (p. 7)."""
+
+    id: str
+    action: str
+    weapon: str
+    right: str | None
+    left: str | None
+    readied: str | None
+    cost: int
+
+
+@dataclass(frozen=True)
+class WoundUp:
+    id: str
+    weapon: str
+    cost: int
+    aborted: bool = False
+
+
+@dataclass(frozen=True)
+class Reloaded:
+    id: str
+    weapon: str
+    rounds: int
+    cost: int
+
+
+@dataclass(frozen=True)
+class RangeAimed:
+    id: str
+    target: str
+    levels: int
+    cost: int
+
+
+@dataclass(frozen=True)
+class OverwatchStarted:
+    id: str
+    x: float
+    y: float
+
+
+@dataclass(frozen=True)
+class ExtendedStarted:
+    id: str
+    label: str
+    command: Any
+    paid: int
+    remaining: int
+
+
+@dataclass(frozen=True)
+class ExtendedPaid:
+    id: str
+    paid: int
+    remaining: int
+
+
+@dataclass(frozen=True)
+class ExtendedCancelled:
+    id: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class AttackDeclared:
+    attacker: str
+    target: str
+    weapon: str
+    aim: int
+    shots: int
+    auto: bool
+    called_area: str | None
+    cost: int
+    passive: bool = False
+    melee: bool = False
+    distance: float = 0.0
+
+
+@dataclass(frozen=True)
+class VigilanceChosen:
+    """The target's vigilance (p. 8) and the attack's ST with its parts (p. 9-10)."""
+
+    target: str
+    properties: tuple[str, ...]
+    threshold: int
+    parts: tuple[tuple[str, int], ...]
+    move_to: tuple[float, float] | None = None  # the vigilance move with RÖR (p. 9)
+    moved: float = 0.0
+
+
+@dataclass(frozen=True)
+class AttackRolled:
+    """The attack test and the area roll together (p. 9)."""
+
+    attacker: str
+    target: str
+    hand: str
+    dice: tuple[int, ...]
+    counted: tuple[int, ...]
+    test_base: int
+    threshold: int
+    total: int
+    hit: bool
+    shots: int
+    auto_dice: tuple[int, ...] = ()
+    area_hand: str = ""
+    area_dice: tuple[int, ...] = ()
+    area: str | None = None
+    abortable: bool = False
+
+
+@dataclass(frozen=True)
+class AttackAborted:
+    attacker: str
+
+
+@dataclass(frozen=True)
+class AttackResolved:
+    """Step 6 (p. 9, 12): the outcome, and the strength with its parts."""
+
+    attacker: str
+    target: str
+    weapon: str
+    hit: bool
+    reason: str  # "hit", "miss", "hidden_area"
+    area: str | None
+    rounds_used: int
+    strength_parts: tuple[tuple[str, int], ...] = ()
+    active_strength: int = 0
+    protection: int = 0
+    final_strength: int = 0
+    damage: int = 0
+
+
+@dataclass(frozen=True)
+class Wounded:
+    """One wound and everything it sets off at once (p. 13-14)."""
+
+    id: str
+    area: str | None
+    damage: int
+    source: str
+    nerve_shock: int  # added
+    bleed_rate: int  # added
+    organ_trauma: int  # added
+    limb_state: str | None = None
+    survival: tuple[tuple[int, ...], int, int, bool] | None = None  # dice, result, OT, alive
+    vil_tests: tuple[tuple[tuple[int, ...], int, int, bool], ...] = ()  # dice, total, ST, ok
+    dropped: tuple[str, ...] = ()
+    posture: str | None = None
+    unconscious: bool = False
+    dead: bool = False
+    cancelled: str = ""  # an extended activity or overwatch this nervchock ended
+
+
+@dataclass(frozen=True)
+class ActivationEnded:
+    """p. 6, 13: left-over KP become the vigilance bonus, nervchock falls by VIL (not
+    below its lasting degrees), KP = Handlingskraft − nervchock."""
+
+    id: str
+    vigilance_bonus: int
+    nerve_shock: int
+    cp: int
+
+
+@dataclass(frozen=True)
+class Woke:
+    id: str
+
+
+@dataclass(frozen=True)
+class EncounterEnded:
+    pass
+
+
+EVENT_TYPES = {
+    cls.__name__: cls
+    for cls in (
+        CombatantAdded,
+        CombatantUpdated,
+        CombatantRemoved,
+        SurpriseSet,
+        CombatStarted,
+        RoundStarted,
+        ActivationStarted,
+        Moved,
+        KpSpent,
+        PostureChanged,
+        HandsChanged,
+        WoundUp,
+        Reloaded,
+        RangeAimed,
+        OverwatchStarted,
+        ExtendedStarted,
+        ExtendedPaid,
+        ExtendedCancelled,
+        AttackDeclared,
+        VigilanceChosen,
+        AttackRolled,
+        AttackAborted,
+        AttackResolved,
+        Wounded,
+        ActivationEnded,
+        Woke,
+        EncounterEnded,
+    )
+}

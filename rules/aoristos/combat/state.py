@@ -1,0 +1,210 @@
+"""The values of an Aoristos encounter: combatants, the encounter, commands and events.
+
+All frozen. Mappings are kept as tuples of pairs so values stay hashable and compare by
+content; `pairs_get` reads them.
+"""
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from rules.aoristos.combat.gear import LIMBS, Armour, Weapon
+
+POSTURES = ("standing", "sitting", "lying")
+
+UNARMED = Weapon(
+    key="unarmed",
+    name="Obeväpnad",
+    skill="brawling",
+    real=False,
+    contact=True,
+    sources=(("real", "s. 8"), ("skill", "s. 9")),
+)
+
+
+def pairs_get(pairs: tuple[tuple[str, Any], ...], key: str, default: Any = None) -> Any:
+    for name, value in pairs:
+        if name == key:
+            return value
+    return default
+
+
+def pairs_set(pairs: tuple[tuple[str, Any], ...], key: str, value: Any) -> tuple:
+    out = tuple((k, v) for k, v in pairs if k != key)
+    return (*out, (key, value))
+
+
+@dataclass(frozen=True)
+class HouseRules:
+    """Per-campaign readings where the text gives no number (rulings.md, README).
+
+    * `movement_by_round_total`: movement cost by the round's total distance (the rule's
+      words, default) or by each move (the p. 7 example).
+    * `melee_reach`: metres within which two foes are in melee (the text: "close enough
+      to reach each other"); default 2.
+    * `limb_drop_on_break`: a broken or destroyed arm drops what it holds (p. 14: "man
+      kan inte hålla i något"); always on, listed so the page shows it.
+    """
+
+    movement_by_round_total: bool = True
+    melee_reach: float = 2.0
+
+
+@dataclass(frozen=True)
+class Extended:
+    """An active action started without the KP for it (p. 6): `command` is what it
+    completes as, `remaining` the KP still to pay."""
+
+    label: str
+    command: Any
+    remaining: int
+
+
+@dataclass(frozen=True)
+class Combatant:
+    id: str
+    name: str
+    side: str = "a"
+    npc: bool = False
+    character_id: int | None = None
+    seat: int = 0
+    # Primary attributes (p. 2) and skills (p. 3) as (key, level) pairs.
+    physique: int = 1
+    composure: int = 1
+    agility: int = 1
+    alertness: int = 1
+    willpower: int = 1
+    skills: tuple[tuple[str, int], ...] = ()
+    # Secondary attributes (p. 2), as given (a stat block may differ from the formula).
+    drive: int = 5
+    toughness: int = 2
+    shock_tolerance: int = 4
+    movement: int = 6
+    weapons: tuple[Weapon, ...] = ()
+    armour: tuple[Armour, ...] = ()
+    # Where and how.
+    x: float = 0.0
+    y: float = 0.0
+    posture: str = "standing"
+    hidden_areas: frozenset[str] = frozenset()  # hidden by the own body: hits there miss
+    cover: tuple[tuple[str, int], ...] = ()  # areas behind cover, and its protection
+    aware: bool = True
+    right: str | None = None  # weapon key held in the right hand
+    left: str | None = None
+    readied: str | None = None  # drawing it is free with the next attack (p. 7)
+    loaded: tuple[tuple[str, int], ...] = ()  # weapon key -> rounds in it
+    # The fight so far.
+    cp: int = 0
+    vigilance_bonus: int = 0
+    nerve_shock: int = 0
+    bleed_rate: int = 0
+    organ_trauma: int = 0
+    limbs: tuple[tuple[str, str], ...] = tuple((limb, "ok") for limb in LIMBS)
+    conscious: bool = True
+    alive: bool = True
+    moved: float = 0.0  # metres this round, vigilance moves included
+    moved_since_activation: bool = False  # for "stationary" aim (p. 8)
+    wound_up: str | None = None  # the weapon whose UL is paid for its next attack
+    range_aim: int = 0
+    range_aim_target: str | None = None
+    overwatch: tuple[float, float] | None = None
+    extended: Extended | None = None
+    initiative: int = 0
+    surprise_roll: tuple[int, ...] = ()
+    # Free-form (the GM's quick stat block keeps its source here).
+    source: str = ""
+
+    def skill(self, key: str) -> int:
+        return pairs_get(self.skills, key, 0)
+
+    def limb(self, limb: str) -> str:
+        return pairs_get(self.limbs, limb, "ok")
+
+    def weapon(self, key: str | None) -> Weapon | None:
+        if key in (None, "unarmed"):
+            return UNARMED if key == "unarmed" else None
+        for weapon in self.weapons:
+            if weapon.key == key:
+                return weapon
+        return None
+
+    def rounds(self, key: str) -> int:
+        return pairs_get(self.loaded, key, 0)
+
+    @property
+    def held(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(k for k in (self.right, self.left) if k))
+
+    @property
+    def occupied_hands(self) -> int:
+        return (self.right is not None) + (self.left is not None)
+
+    def grip(self, key: str) -> int:
+        """Hands holding weapon `key` (0, 1 or 2)."""
+        return (self.right == key) + (self.left == key)
+
+    @property
+    def lasting_nerve_shock(self) -> int:
+        """Nervchock that does not fall at an activation's end (p. 14): one degree per
+        broken or destroyed limb, and one at 3+ organtrauma."""
+        broken = sum(1 for _, state in self.limbs if state != "ok")
+        return broken + (1 if self.organ_trauma >= 3 else 0)
+
+    @property
+    def acts(self) -> bool:
+        """Takes activations: alive and conscious."""
+        return self.alive and self.conscious
+
+    def with_(self, **changes) -> "Combatant":
+        return replace(self, **changes)
+
+
+@dataclass(frozen=True)
+class PendingAttack:
+    """An attack between its declaration and its resolution (p. 9): waiting for the
+    target's vigilance, then (after the roll) for the attacker's abort decision."""
+
+    attacker: str
+    target: str
+    weapon: str
+    aim: int
+    shots: int
+    auto: bool
+    called_area: str | None
+    passive: bool
+    stage: str = "vigilance"  # "vigilance", then "abort" (after the roll)
+    threshold: int = 0
+    threshold_parts: tuple[tuple[str, int], ...] = ()
+    vigilance: tuple[str, ...] = ()
+    roll: Any = None  # the AttackRolled event, during "abort"
+
+
+@dataclass(frozen=True)
+class Encounter:
+    name: str = ""
+    house: HouseRules = field(default_factory=HouseRules)
+    combatants: tuple[Combatant, ...] = ()
+    surprise: tuple[tuple[str, str], ...] = ()  # side -> hand text, e.g. ("b", "1B1T")
+    round: int = 0  # 0: setting up
+    order: tuple[str, ...] = ()
+    turn: int = -1  # index in `order` of the active combatant
+    attack: PendingAttack | None = None
+    ended: bool = False
+    next_id: int = 1
+
+    def get(self, cid: str) -> Combatant | None:
+        for combatant in self.combatants:
+            if combatant.id == cid:
+                return combatant
+        return None
+
+    @property
+    def active(self) -> Combatant | None:
+        if self.round and 0 <= self.turn < len(self.order) and not self.ended:
+            return self.get(self.order[self.turn])
+        return None
+
+    def put(self, combatant: Combatant) -> "Encounter":
+        return replace(
+            self,
+            combatants=tuple(combatant if c.id == combatant.id else c for c in self.combatants),
+        )

@@ -1,0 +1,397 @@
+"""What the pages and the API show of an Aoristos encounter: plain data, per viewer.
+
+NPC statistics stay the GM's: players see an NPC's name, place, posture, the state of
+its limbs and whether it is up, never its numbers (KP, nervchock, TB, armour, weapons'
+stats, its dice totals).
+"""
+
+from dataclasses import replace
+from fractions import Fraction
+from itertools import combinations
+
+from rules.aoristos.combat import commands as C
+from rules.aoristos.combat import engine as X
+from rules.aoristos.combat import events as E
+from rules.aoristos.combat import figures as F
+from rules.aoristos.combat.gear import LIMBS
+from rules.aoristos.combat.state import POSTURES, UNARMED, Combatant, Encounter, PendingAttack
+from rules.engine import Viewer, encode
+from rules.errors import RulesError
+
+
+def sees_numbers(c: Combatant | None, viewer: Viewer) -> bool:
+    return viewer.is_gm or (c is not None and not c.npc)
+
+
+def percent(p: Fraction) -> float:
+    return round(float(p) * 100, 1)
+
+
+def combatant_view(state: Encounter, c: Combatant, viewer: Viewer) -> dict:
+    active = state.active
+    data = {
+        "id": c.id,
+        "name": c.name,
+        "side": c.side,
+        "npc": c.npc,
+        "character_id": c.character_id,
+        "x": c.x,
+        "y": c.y,
+        "posture": c.posture,
+        "alive": c.alive,
+        "conscious": c.conscious,
+        "active": active is not None and active.id == c.id,
+        "limbs": [{"area": limb, "state": c.limb(limb)} for limb in LIMBS],
+        "hurt_limbs": [limb for limb in LIMBS if c.limb(limb) != "ok"],
+        "held": [(c.weapon(k) or UNARMED).name for k in c.held],
+        "controlled": viewer.is_gm or c.id in viewer.controls,
+        "numbers": sees_numbers(c, viewer),
+    }
+    if sees_numbers(c, viewer):
+        data.update(
+            cp=c.cp,
+            drive=F.effective_drive(c.drive, c.nerve_shock),
+            vigilance_bonus=c.vigilance_bonus,
+            nerve_shock=c.nerve_shock,
+            lasting_nerve_shock=c.lasting_nerve_shock,
+            bleed_rate=c.bleed_rate,
+            organ_trauma=c.organ_trauma,
+            shock_tolerance=c.shock_tolerance,
+            toughness=c.toughness,
+            movement=X.effective_movement(c),
+            moved=c.moved,
+            initiative=c.initiative,
+            attributes={
+                "physique": c.physique,
+                "composure": c.composure,
+                "agility": c.agility,
+                "alertness": c.alertness,
+                "willpower": c.willpower,
+            },
+            skills=[(k, v) for k, v in c.skills if v],
+            weapons=[
+                {
+                    "key": w.key,
+                    "name": w.name,
+                    "held": w.key in c.held,
+                    "rounds": c.rounds(w.key) if X.needs_ammo(w) else None,
+                    "capacity": w.capacity if X.needs_ammo(w) else None,
+                }
+                for w in c.weapons
+            ],
+            armour=[{"name": a.name, "areas": dict(a.areas)} for a in c.armour],
+            total_armour=F.total_armour(c.armour),
+            extended=(
+                {"label": c.extended.label, "remaining": c.extended.remaining}
+                if c.extended
+                else None
+            ),
+            wound_up=c.wound_up,
+            range_aim=c.range_aim,
+            overwatch=c.overwatch,
+            hidden_areas=sorted(c.hidden_areas),
+            cover=dict(c.cover),
+            aware=c.aware,
+        )
+    return data
+
+
+def view(state: Encounter, viewer: Viewer) -> dict:
+    active = state.active
+    order = [state.get(cid) for cid in state.order]
+    data = {
+        "system": "aoristos",
+        "name": state.name,
+        "round": state.round,
+        "started": bool(state.round),
+        "ended": state.ended,
+        "active": active.id if active else None,
+        "order": [
+            {
+                "id": c.id,
+                "name": c.name,
+                "up": c.acts,
+                "alive": c.alive,
+                "initiative": c.initiative if sees_numbers(c, viewer) else None,
+            }
+            for c in order
+            if c is not None
+        ],
+        "combatants": [combatant_view(state, c, viewer) for c in state.combatants],
+        "surprise": dict(state.surprise),
+        "house": {
+            "movement_by_round_total": state.house.movement_by_round_total,
+            "melee_reach": state.house.melee_reach,
+        },
+        "attack": attack_view(state, viewer),
+        "prompts": prompts(state, viewer),
+        "actions": [],
+    }
+    if active is not None and state.attack is None and (
+        viewer.is_gm or active.id in viewer.controls
+    ):
+        data["actions"] = actions(state, active)
+    return data
+
+
+def attack_view(state: Encounter, viewer: Viewer) -> dict | None:
+    attack = state.attack
+    if attack is None:
+        return None
+    attacker = state.get(attack.attacker)
+    target = state.get(attack.target)
+    data = {
+        "attacker": attacker.id,
+        "attacker_name": attacker.name,
+        "target": target.id,
+        "target_name": target.name,
+        "weapon": (attacker.weapon(attack.weapon) or UNARMED).name,
+        "stage": attack.stage,
+        "aim": attack.aim,
+    }
+    if attack.roll is not None:
+        rolled = attack.roll
+        data["hit"] = rolled.hit
+        data["area"] = rolled.area
+        if sees_numbers(attacker, viewer):
+            data.update(total=rolled.total, threshold=rolled.threshold, dice=rolled.dice)
+    return data
+
+
+def vigilance_prompt(state: Encounter, attack: PendingAttack) -> dict:
+    """The target's choice with the chance each leaves the attacker (p. 8-9)."""
+    attacker = state.get(attack.attacker)
+    weapon = attacker.weapon(attack.weapon) or UNARMED
+    options = X.vigilance_options(state, attack)
+    default = X.default_vigilance(options)
+    hand = F.attack_hand(
+        aim=attack.aim,
+        occupied_hands=attacker.occupied_hands if weapon is UNARMED else 0,
+        two_handed_grip=weapon.two_handed and attacker.grip(weapon.key) == 2,
+        projectiles=max(1, attack.shots),
+        nerve_shock=attacker.nerve_shock,
+    )
+    tb = F.attack_test_base(attacker.skill(weapon.skill), attacker.agility, attacker.alertness)
+    chances = {}
+    keys = list(options)
+    for size in range(0, F.VIGILANCE_MAX + 1):
+        for chosen in combinations(keys, size):
+            threshold = sum(v for _, v in X.threshold_parts(state, attack, chosen))
+            chances["+".join(sorted(chosen))] = percent(F.hit_chance(hand, tb, threshold))
+    return {
+        "kind": "vigilance",
+        "for": attack.target,
+        "attacker": attacker.name,
+        "weapon": weapon.name,
+        "options": [{"key": k, "value": v} for k, v in options.items()],
+        "bonus": X.vigilance_bonus(state, state.get(attack.target)),
+        "default": list(default),
+        "chances": chances,
+        "default_chance": chances["+".join(sorted(default))],
+    }
+
+
+def prompts(state: Encounter, viewer: Viewer) -> list[dict]:
+    attack = state.attack
+    if attack is None:
+        return []
+    if attack.stage == "vigilance":
+        prompt = vigilance_prompt(state, attack)
+    else:
+        prompt = {"kind": "abort", "for": attack.attacker, "area": attack.roll.area}
+    prompt["mine"] = viewer.is_gm and state.get(prompt["for"]).npc or prompt["for"] in (
+        viewer.controls
+    )
+    return [prompt]
+
+
+def action(key: str, cost, command: dict, *, why: str = "", **extra) -> dict:
+    return {"key": key, "cost": cost, "command": command, "enabled": not why, "why": why, **extra}
+
+
+def try_cost(state: Encounter, command) -> tuple[int | None, str]:
+    """What a command would cost now, or why it cannot be given."""
+    try:
+        events = X.decide(state, command, _NoDice())
+    except RulesError as error:
+        return None, str(error)
+    except _Rolled:
+        return None, ""
+    cost = 0
+    for event in events:
+        cost += getattr(event, "cost", 0) or 0
+        if isinstance(event, E.ExtendedStarted):
+            return event.paid + event.remaining, ""
+    return cost, ""
+
+
+class _Rolled(Exception):
+    pass
+
+
+class _NoDice:
+    """Costs are known before any die: a command that would roll stops here."""
+
+    def randint(self, a, b):
+        raise _Rolled
+
+
+def actions(state: Encounter, c: Combatant) -> list[dict]:
+    """What the active combatant can do now, with costs; the others greyed with why."""
+    out = []
+    for posture in POSTURES:
+        if posture != c.posture:
+            cost, why = try_cost(state, C.ChangePosture(c.id, posture))
+            out.append(action("posture", cost, {"type": "posture", "id": c.id,
+                                                 "posture": posture}, why=why, posture=posture))
+    cost, why = try_cost(state, C.Scan(c.id))
+    out.append(action("scan", cost, {"type": "scan", "id": c.id}, why=why))
+    out.append(action("talk", 1, {"type": "talk", "id": c.id, "syllables": 3},
+                      why="" if c.cp else "no KP left"))
+    for weapon in c.weapons:
+        if weapon.key not in c.held:
+            hand = "both" if 1 not in weapon.hands else "right" if c.right is None else "left"
+            cost, why = try_cost(state, C.Draw(c.id, weapon.key, hand))
+            out.append(action("draw", cost, {"type": "draw", "id": c.id, "weapon": weapon.key,
+                                              "hand": hand}, why=why, weapon=weapon.name))
+        else:
+            if weapon.windup and c.wound_up != weapon.key:
+                cost, why = try_cost(state, C.Windup(c.id, weapon.key))
+                out.append(action("windup", cost, {"type": "windup", "id": c.id,
+                                                    "weapon": weapon.key}, why=why,
+                                  weapon=weapon.name))
+            if X.needs_ammo(weapon) and c.rounds(weapon.key) < weapon.capacity:
+                cost, why = try_cost(state, C.Reload(c.id, weapon.key))
+                out.append(action("reload", cost, {"type": "reload", "id": c.id,
+                                                    "weapon": weapon.key}, why=why,
+                                  weapon=weapon.name))
+    for hand in ("right", "left"):
+        if getattr(c, hand):
+            cost, why = try_cost(state, C.Stow(c.id, hand))
+            out.append(action("stow", cost, {"type": "stow", "id": c.id, "hand": hand}, why=why,
+                              weapon=(c.weapon(getattr(c, hand)) or UNARMED).name))
+    if c.extended:
+        out.append(action("continue", min(c.cp, c.extended.remaining),
+                          {"type": "continue", "id": c.id},
+                          why="" if c.cp else "no KP left", label=c.extended.label))
+    out.append(action("end_activation", 0, {"type": "end_activation", "id": c.id}))
+    return out
+
+
+def attack_preview(state: Encounter, cmd: C.Attack) -> dict:
+    """Before an attack is committed: its cost, the exact chance to hit and the damage
+    distribution against the target's offered vigilance (p. 8-13). The hit area is not
+    known yet: the preview takes the torso's protection, or Totalrustning for 4+
+    projectiles."""
+    attacker = state.get(cmd.id)
+    try:
+        if attacker is None:
+            raise RulesError("no such combatant")
+        plan = X.attack_plan(state, attacker, cmd)
+    except RulesError as error:
+        return {"ok": False, "why": str(error)}
+    target, weapon = plan["target"], plan["weapon"]
+    pending = PendingAttack(
+        attacker=attacker.id,
+        target=target.id,
+        weapon=weapon.key,
+        aim=cmd.aim,
+        shots=plan["shots"],
+        auto=plan["mode"].auto,
+        called_area=cmd.area,
+        passive=False,
+    )
+    probe = replace(state, attack=pending)
+    if target.aware and target.acts:
+        chosen = X.default_vigilance(X.vigilance_options(probe, pending))
+    else:
+        chosen = ()
+    parts = X.threshold_parts(probe, pending, chosen)
+    threshold = sum(v for _, v in parts)
+    shots = max(1, plan["shots"])
+    hand = F.attack_hand(
+        aim=cmd.aim,
+        occupied_hands=attacker.occupied_hands if weapon is UNARMED else 0,
+        two_handed_grip=weapon.two_handed and attacker.grip(weapon.key) == 2,
+        projectiles=shots,
+        nerve_shock=attacker.nerve_shock,
+    )
+    tb = F.attack_test_base(attacker.skill(weapon.skill), attacker.agility, attacker.alertness)
+    contact = weapon.contact or weapon.thrown or not (weapon.ranged or weapon.thrown)
+    if shots >= 4:
+        protection = F.total_armour(target.armour) + len(target.cover)
+    else:
+        protection = sum(p.protection("torso") for p in target.armour)
+    damage = F.damage_distribution(
+        hand=hand,
+        test_base=tb,
+        threshold=threshold,
+        real_weapon=weapon.real,
+        weapon_strength=weapon.strength,
+        physique=attacker.physique if contact else None,
+        armour=protection,
+        toughness=target.toughness,
+    )
+    return {
+        "ok": True,
+        "cost": plan["cost"],
+        "hand": str(hand),
+        "test_base": tb,
+        "threshold": threshold,
+        "threshold_parts": parts,
+        "vigilance": list(chosen),
+        "p_hit": percent(F.hit_chance(hand, tb, threshold)),
+        "damage": [{"damage": k, "percent": percent(p)} for k, p in damage.items() if k >= 0],
+        "aim_conditions": plan["conditions"],
+    }
+
+
+def describe(state: Encounter, events, viewer: Viewer) -> list[dict]:
+    """The log lines of one command's events, as this viewer may read them. `state` is
+    the encounter before the events (for names and who is an NPC)."""
+    lines = []
+    for event in events:
+        data = encode(event)
+        kind = data.pop("_")
+        if kind == "CombatantAdded":
+            c = event.combatant
+            data = {"id": c.id, "name": c.name, "npc": c.npc, "side": c.side}
+            state = X.evolve(state, event)
+            lines.append({"kind": kind, **data})
+            continue
+        names = {}
+        for field in ("id", "attacker", "target"):
+            if field in data and (who := state.get(data[field])) is not None:
+                names[f"{field}_name"] = who.name
+        subject = state.get(data.get("id") or data.get("attacker") or data.get("target") or "")
+        if not sees_numbers(subject, viewer):
+            for private in PRIVATE.get(kind, ()):
+                data.pop(private, None)
+            data["hidden"] = True
+        if kind == "AttackResolved" and not sees_numbers(state.get(event.target), viewer):
+            for private in ("strength_parts", "active_strength", "protection",
+                            "final_strength", "damage"):
+                data.pop(private, None)
+            data["hidden"] = True
+        lines.append({"kind": kind, **names, **data})
+        state = X.evolve(state, event)
+    return lines
+
+
+# Numbers of an NPC that players do not see in the log.
+PRIVATE = {
+    "ActivationStarted": ("dice", "loss", "bow_test"),
+    "ActivationEnded": ("vigilance_bonus", "nerve_shock", "cp"),
+    "AttackDeclared": ("cost", "aim"),
+    "AttackRolled": ("test_base", "total", "dice", "counted", "hand"),
+    "Moved": ("cost",),
+    "KpSpent": ("cost",),
+    "PostureChanged": ("cost",),
+    "HandsChanged": ("cost",),
+    "Reloaded": ("cost", "rounds"),
+    "ExtendedStarted": ("paid", "remaining", "command"),
+    "ExtendedPaid": ("paid", "remaining"),
+    "Wounded": ("damage", "nerve_shock", "bleed_rate", "organ_trauma", "survival",
+                "vil_tests"),
+    "VigilanceChosen": ("parts", "properties"),
+}

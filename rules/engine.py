@@ -1,0 +1,211 @@
+"""The rule-system combat engine interface: what `combat/` (the Django app) may ask of a
+rule system, and the system-free parts every engine shares (the command log with undo and
+redo, and a JSON codec for events).
+
+`combat/` knows no rule system. It stores each command's events as one *record* of the
+encounter's log, numbered 1, 2, 3, ... (the encounter's version), checks the version a
+command was made against, broadcasts, and renders what the engine gives it. An engine is
+any object with the shape of :class:`CombatEngine`:
+
+* **State** is an immutable value; **events** are immutable values with every die already
+  rolled in them. ``decide(state, command, rng)`` refuses an illegal command with a
+  :class:`~rules.RulesError` (its reason for the player) or returns the events the command
+  causes; ``evolve(state, event)`` applies one event and never rolls. The state of an
+  encounter is the fold of its events, so replaying them is exact and cheap.
+* **Who acts.** ``actor_of(state, command)`` names the combatant a command acts for (None:
+  the GM's alone). The app lets a member send it when they control that combatant.
+* **Prompts.** ``view`` returns plain data for the pages and the API, with the prompts
+  that wait for an answer (who must answer what, and the choices). This covers the three
+  texts' shapes without the app knowing them: Aoristos' vigilance choice and abort
+  decision, Phobia's declared actions for a 4-second round and its response actions, and
+  T10's interrupts by saved AP (10 AP rounds, costs paid across rounds) are all commands,
+  prompts and events of their engine.
+* **Rendering.** ``template`` is the engine's template directory: its ``_line.html``
+  renders one log record from ``describe``'s data, its ``_state.html`` the encounter
+  from ``view``'s data; both are the engine's own, translated with the site.
+
+Undo and redo are records too (`UNDO`, `REDO`): the GM goes back to any earlier version
+and forward again without rolling anything twice; :func:`replay` folds a log with them.
+"""
+
+import dataclasses
+import enum
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from rules.errors import RulesError
+
+__all__ = [
+    "REDO",
+    "UNDO",
+    "CombatEngine",
+    "Record",
+    "Replay",
+    "Viewer",
+    "decode",
+    "encode",
+    "replay",
+    "replay_step",
+]
+
+UNDO = "undo"
+REDO = "redo"
+
+
+@dataclass(frozen=True)
+class Viewer:
+    """Who looks at or commands an encounter: the GM sees and commands everything; a
+    player commands the combatants in `controls` (their characters)."""
+
+    is_gm: bool
+    controls: frozenset[str] = frozenset()
+
+
+class CombatEngine(Protocol):
+    system: str  # the campaign's rule_system value
+    template: str  # template directory, e.g. "combat/aoristos"
+    event_types: Mapping[str, type]  # name -> event class, for `decode`
+
+    def new_state(self, house_rules: Mapping[str, Any]) -> Any: ...
+
+    def house_rules(self) -> Sequence[Mapping[str, Any]]:
+        """Each house rule: key, label, default, kind ("bool", "int", "choice"), choices,
+        and the rule text it stands in for."""
+        ...
+
+    def parse_command(self, data: Mapping[str, Any]) -> Any:
+        """A command from JSON-like data (the API's body, a form); RulesError if malformed."""
+        ...
+
+    def actor_of(self, state: Any, command: Any) -> str | None: ...
+
+    def decide(self, state: Any, command: Any, rng) -> tuple[Any, ...]: ...
+
+    def evolve(self, state: Any, event: Any) -> Any: ...
+
+    def view(self, state: Any, viewer: Viewer) -> dict: ...
+
+    def describe(self, events: Sequence[Any], viewer: Viewer) -> dict: ...
+
+
+# The log -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Record:
+    """One entry of an encounter's log: a command's events, or an undo to `target` (a
+    version), or a redo of the last undone record."""
+
+    version: int
+    events: tuple[Any, ...] = ()
+    undo_to: int | None = None
+    redo: bool = False
+
+
+@dataclass(frozen=True)
+class Replay:
+    """A folded log: the state, the versions whose events it holds (in order), and the
+    records that a redo would bring back (the next one last)."""
+
+    state: Any
+    applied: tuple[int, ...] = ()
+    redoable: tuple[Record, ...] = ()
+
+    @property
+    def can_undo(self) -> bool:
+        return bool(self.applied)
+
+    @property
+    def can_redo(self) -> bool:
+        return bool(self.redoable)
+
+
+def replay_step(
+    engine: CombatEngine,
+    folded: Replay,
+    record: Record,
+    records: Callable[[Iterable[int]], Iterable[Record]],
+    initial: Any,
+) -> Replay:
+    """Fold one more record. An undo rebuilds the state from `initial` with the records
+    (`records(versions)` returns them, in order) that stay applied; a redo applies the
+    latest undone record again; anything else applies its events and forgets what could
+    be redone (a new branch)."""
+    if record.undo_to is not None:
+        keep = tuple(v for v in folded.applied if v <= record.undo_to)
+        dropped = [r for r in records(v for v in folded.applied if v > record.undo_to)]
+        state = initial
+        for kept in records(keep):
+            for event in kept.events:
+                state = engine.evolve(state, event)
+        return Replay(state, keep, folded.redoable + tuple(reversed(dropped)))
+    if record.redo:
+        if not folded.redoable:
+            raise RulesError("nothing to redo", code="nothing_to_redo")
+        again = folded.redoable[-1]
+        state = folded.state
+        for event in again.events:
+            state = engine.evolve(state, event)
+        return Replay(state, (*folded.applied, again.version), folded.redoable[:-1])
+    state = folded.state
+    for event in record.events:
+        state = engine.evolve(state, event)
+    return Replay(state, (*folded.applied, record.version), ())
+
+
+def replay(engine: CombatEngine, initial: Any, records: Sequence[Record]) -> Replay:
+    """Fold a whole log from the start (records in version order)."""
+    by_version = {record.version: record for record in records}
+
+    def lookup(versions):
+        return [by_version[v] for v in versions]
+
+    folded = Replay(initial)
+    for record in records:
+        folded = replay_step(engine, folded, record, lookup, initial)
+    return folded
+
+
+# A JSON codec for events -----------------------------------------------------------------
+
+
+def encode(value: Any) -> Any:
+    """Frozen dataclasses, enums, tuples, frozensets and dicts to JSON-able data. A
+    dataclass becomes a dict with its class name under "_"."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        data = {"_": type(value).__name__}
+        for field in dataclasses.fields(value):
+            data[field.name] = encode(getattr(value, field.name))
+        return data
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, (tuple, list)):
+        return [encode(item) for item in value]
+    if isinstance(value, frozenset):
+        return sorted(encode(item) for item in value)
+    if isinstance(value, Mapping):
+        return {str(key): encode(item) for key, item in value.items()}
+    return value
+
+
+def decode(data: Any, types: Mapping[str, type]) -> Any:
+    """The inverse of :func:`encode` for classes named in `types`; lists become tuples."""
+    if isinstance(data, list):
+        return tuple(decode(item, types) for item in data)
+    if isinstance(data, dict):
+        name = data.get("_")
+        if name is None:
+            return {key: decode(item, types) for key, item in data.items()}
+        cls = types.get(name)
+        if cls is None:
+            raise RulesError(f"unknown stored type {name!r}")
+        values = {}
+        for field in dataclasses.fields(cls):
+            if field.name in data:
+                value = decode(data[field.name], types)
+                if "frozenset" in str(field.type) and isinstance(value, tuple):
+                    value = frozenset(value)
+                values[field.name] = value
+        return cls(**values)
+    return data
