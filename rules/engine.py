@@ -21,8 +21,10 @@ any object with the shape of :class:`CombatEngine`:
   T10's interrupts by saved AP (10 AP rounds, costs paid across rounds) are all commands,
   prompts and events of their engine.
 * **Rendering.** ``template`` is the engine's template directory: its ``_line.html``
-  renders one log record from ``describe``'s data, its ``_state.html`` the encounter
+  renders one log record from ``describe``'s lines, its ``_state.html`` the encounter
   from ``view``'s data; both are the engine's own, translated with the site.
+* **Finding an engine.** The engine of rule system ``name`` is ``ENGINE`` in
+  ``rules.<name>.combat`` (:func:`engine_for`).
 
 Undo and redo are records too (`UNDO`, `REDO`): the GM goes back to any earlier version
 and forward again without rolling anything twice; :func:`replay` folds a log with them.
@@ -30,6 +32,7 @@ and forward again without rolling anything twice; :func:`replay` folds a log wit
 
 import dataclasses
 import enum
+import importlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -37,6 +40,7 @@ from typing import Any, Protocol
 from rules.errors import RulesError
 
 __all__ = [
+    "engine_for",
     "REDO",
     "UNDO",
     "CombatEngine",
@@ -86,7 +90,26 @@ class CombatEngine(Protocol):
 
     def view(self, state: Any, viewer: Viewer) -> dict: ...
 
-    def describe(self, events: Sequence[Any], viewer: Viewer) -> dict: ...
+    def describe(self, state: Any, events: Sequence[Any], viewer: Viewer) -> list[dict]:
+        """The log lines of one record's events (`state`: before them), as `viewer` may
+        read them."""
+        ...
+
+    def preview(self, state: Any, command: Any) -> dict:
+        """What a command would do before it is sent (an attack's chance to hit and its
+        damage distribution); RulesError for commands without one."""
+        ...
+
+
+def engine_for(system: str) -> "CombatEngine":
+    """The combat engine of a rule system; RulesError when it has none (yet)."""
+    if not isinstance(system, str) or not system.isidentifier():
+        raise RulesError(f"no rule system {system!r}")
+    try:
+        module = importlib.import_module(f"rules.{system}.combat")
+    except ImportError:
+        raise RulesError(f"rule system {system!r} has no combat engine yet") from None
+    return module.ENGINE
 
 
 # The log -----------------------------------------------------------------------------------

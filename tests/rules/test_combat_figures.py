@@ -173,7 +173,9 @@ def test_anna_auto_fire_modes_p11():
     """p. 11: Anna's carbine "1/3/auto+2N": single, burst of three, auto with 2 dice."""
     single, burst, auto = parse_fire_modes("1/3/auto+2N")
     assert (single.shots, burst.shots) == (1, 3)
-    assert auto.auto and auto.shots == 0 and auto.random_dice == 2
+    assert auto.auto
+    assert auto.shots == 0
+    assert auto.random_dice == 2
 
 
 def test_damage_distribution_sums_to_one_and_matches_hit_chance():

@@ -8,6 +8,7 @@ event)` applies one event; it never rolls, so replaying events rebuilds the stat
 import math
 from dataclasses import replace
 
+from rules.aoristos.character import secondary
 from rules.aoristos.combat import commands as C
 from rules.aoristos.combat import events as E
 from rules.aoristos.combat import figures as F
@@ -22,7 +23,6 @@ from rules.aoristos.combat.state import (
     pairs_get,
     pairs_set,
 )
-from rules.aoristos.character import secondary
 from rules.aoristos.dice import Hand, Purpose, parse_hand, roll
 from rules.aoristos.success import base_threshold, test_hand
 from rules.errors import RulesError
@@ -789,7 +789,7 @@ def _range_aim(state: Encounter, cmd: C.RangeAim, rng):
     weapon = held[0]
     allowed = int(weapon.scope) + int(c.posture != "standing")
     kept = c.range_aim if c.range_aim_target == target.id else 0
-    if not 1 <= cmd.levels or kept + cmd.levels > allowed:
+    if not cmd.levels >= 1 or kept + cmd.levels > allowed:
         refuse(
             f"distance aim allows {allowed} level(s) here: one for a scope, one for stable "
             "support (p. 11)",
@@ -899,9 +899,8 @@ def attack_plan(state: Encounter, c: Combatant, cmd: C.Attack) -> dict:
         if not 0 <= cmd.shots <= weapon.max_per_round:
             refuse(f"choose 0-{weapon.max_per_round} shots", "bad_field", field="shots")
         shots = cmd.shots
-    if needs_ammo(weapon):
-        if c.rounds(weapon.key) < max(1, shots):
-            refuse(f"{weapon.name} has {c.rounds(weapon.key)} rounds left", "no_ammo")
+    if needs_ammo(weapon) and c.rounds(weapon.key) < max(1, shots):
+        refuse(f"{weapon.name} has {c.rounds(weapon.key)} rounds left", "no_ammo")
     conditions = aim_conditions(state, c, target, weapon)
     return {
         "target": target,
@@ -1256,7 +1255,8 @@ def evolve(state: Encounter, event) -> Encounter:
         return spend(state, event.id, event.cost, wound_up=None if event.aborted else event.weapon)
     if kind is E.Reloaded:
         c = combatant(state, event.id)
-        return spend(state, event.id, event.cost, loaded=pairs_set(c.loaded, event.weapon, event.rounds))
+        loaded = pairs_set(c.loaded, event.weapon, event.rounds)
+        return spend(state, event.id, event.cost, loaded=loaded)
     if kind is E.RangeAimed:
         return spend(
             state, event.id, event.cost, range_aim=event.levels, range_aim_target=event.target

@@ -206,10 +206,8 @@ def area_options(dice: Iterable[int], free: bool) -> frozenset[str]:
 
 def hit_chance(hand: Hand, test_base: int, threshold: int) -> Fraction:
     """P(TB + counted dice ≥ ST) for an attack test (p. 5, 9)."""
-    return sum(
-        (p for value, p in distribution(hand, Purpose.TEST).items() if test_base + value >= threshold),
-        Fraction(0),
-    )
+    outcomes = distribution(hand, Purpose.TEST).items()
+    return sum((p for value, p in outcomes if test_base + value >= threshold), Fraction(0))
 
 
 def active_strength(

@@ -1,0 +1,386 @@
+"""The Aoristos combat state machine against the rule text's worked examples (p. 6-13),
+and its refusals. Dice are scripted: each test lists the dice in the order the engine
+rolls them."""
+
+from dataclasses import replace
+
+import pytest
+
+from rules.aoristos.combat import ENGINE
+from rules.aoristos.combat import commands as C
+from rules.aoristos.combat import events as E
+from rules.aoristos.equipment import ARMOUR, WEAPONS
+from rules.errors import RulesError
+from tests.rules.conftest import ScriptedRng
+
+
+def run(state, command, *dice):
+    """Decide `command` with these dice, check every die was used, and fold the events."""
+    rng = ScriptedRng(*dice)
+    events = ENGINE.decide(state, command, rng)
+    assert rng.queue == [], f"dice left over: {rng.queue}"
+    for event in events:
+        state = ENGINE.evolve(state, event)
+    return state, events
+
+
+def add(state, name, **fields):
+    fields.setdefault("npc", False)
+    state, _ = run(state, C.AddCombatant(name=name, **fields))
+    return state
+
+
+def of(events, kind):
+    found = [e for e in events if isinstance(e, kind)]
+    assert found, f"no {kind.__name__} in {events}"
+    return found[0]
+
+
+def by_name(state, name):
+    return next(c for c in state.combatants if c.name == name)
+
+
+def duel(**house):
+    """Two foes 20 m apart: A (SIN 3) acts before B (SIN 1)."""
+    state = ENGINE.new_state(house)
+    state = add(state, "A", side="a", alertness=3, agility=2, composure=3, physique=2,
+                willpower=2, skills={"brawling": 2, "evasion": 1, "firearms": 2})
+    state = add(state, "B", side="b", alertness=1, agility=1, composure=2, physique=2,
+                willpower=2, x=20.0, skills={"evasion": 1})
+    return state
+
+
+def test_jakai_stress_and_new_kp_p6():
+    """p. 6: Jakai (HK 7, SIN 3) acts first, stress dice 1 and 3: loses 1 KP, has 6;
+    after his activation he has 7 again."""
+    state = ENGINE.new_state({})
+    state = add(state, "Jakai", alertness=3, composure=4, drive=7)
+    state = add(state, "Foe", side="b", alertness=2)
+    state, events = run(state, C.StartCombat(), 1, 3)
+    started = of(events, E.ActivationStarted)
+    assert (state.active.name, started.dice, started.loss) == ("Jakai", (1, 3), 1)
+    assert state.active.cp == 6
+    state, events = run(state, C.EndActivation(state.active.id), 4, 2)
+    assert by_name(state, "Jakai").cp == 7
+    assert by_name(state, "Jakai").vigilance_bonus == 6  # p. 6: left-over KP to vigilance
+    assert state.active.name == "Foe"
+
+
+def ansgar(by_round_total):
+    state = ENGINE.new_state({"movement_by_round_total": by_round_total})
+    state = add(state, "Ansgar", agility=2, alertness=3, drive=12, movement=7)
+    state = add(state, "Foe", side="b", alertness=1, x=30.0)
+    state, _ = run(state, C.StartCombat(), 1, 1)
+    return state
+
+
+@pytest.mark.parametrize(("by_round_total", "move_kp"), [(True, 6), (False, 5)])
+def test_ansgar_two_moves_and_a_scan_p7(by_round_total, move_kp):
+    """p. 7: Ansgar (RÖR 2, FÖR 7) moves 2 m, scans, moves 8 m more: 6 KP for the moves
+    by the round's total (the rule's sentence, the default house rule), 5 KP by each
+    move (the example's figure)."""
+    state = ansgar(by_round_total)
+    cid = state.active.id
+    start = state.active.cp
+    state, first = run(state, C.Move(cid, 0.0, 2.0))
+    state, _ = run(state, C.Scan(cid))
+    state, second = run(state, C.Move(cid, 0.0, 10.0))
+    assert of(first, E.Moved).cost + of(second, E.Moved).cost == move_kp
+    assert start - state.active.cp == move_kp + 1
+    assert state.active.moved == 10
+
+
+def test_moving_past_twice_forflyttning_is_refused_p7():
+    state = ansgar(True)
+    with pytest.raises(RulesError, match="at most 14 m"):
+        run(state, C.Move(state.active.id, 0.0, 14.5))
+
+
+def levi_state():
+    state = ENGINE.new_state({})
+    state = add(state, "Levi", alertness=3, agility=2, posture="sitting",
+                skills={"firearms": 2}, weapons=(WEAPONS["flintlock_rifle"],),
+                right="flintlock_rifle", left="flintlock_rifle", drive=9)
+    state = add(state, "Inkräktaren", side="b", npc=True, alertness=1, x=30.0)
+    intruder = by_name(state, "Inkräktaren")
+    # In the bushes (not clearly visible) and moving (not stationary).
+    state = state.put(intruder.with_(cover=(("left_leg", 2),), moved_since_activation=True))
+    state, _ = run(state, C.StartCombat(), 1, 1)
+    return state
+
+
+def test_levi_gets_one_cheap_aim_level_p8():
+    """p. 8: Levi kneels with a flintlock (no laser) at a moving intruder in the bushes:
+    only sitting is met, so one aim level costs 1 KP and a second 2 KP more."""
+    state = levi_state()
+    levi = state.active
+    target = by_name(state, "Inkräktaren").id
+    one = ENGINE.preview(state, C.Attack(levi.id, target, "flintlock_rifle", aim=1))
+    two = ENGINE.preview(state, C.Attack(levi.id, target, "flintlock_rifle", aim=2))
+    assert one["aim_conditions"] == 1
+    assert (one["cost"], two["cost"]) == (2 + 1, 2 + 3)
+
+
+def test_duellant_hidden_arm_makes_a_miss_p9():
+    """p. 9: the duellist's left arm is behind the torso; an area roll of 3 (left arm)
+    misses."""
+    state = duel()
+    b = by_name(state, "B")
+    state = state.put(b.with_(hidden_areas=frozenset({"left_arm"})))
+    a = by_name(state, "A")
+    state = state.put(a.with_(weapons=(WEAPONS["pistol"],), right="pistol",
+                              loaded=(("pistol", 16),)))
+    state, _ = run(state, C.StartCombat(), 1, 1)
+    state, events = run(state, C.Attack(state.active.id, b.id, "pistol"))
+    # B's vigilance: evasion 1 + round 1's SIN bonus 1 = 2, range 20 m +1 → ST 3.
+    state, events = run(state, C.Vigilance(b.id, ("evasion",)), 3, 4, 5, 6, 3)
+    rolled = of(events, E.AttackRolled)
+    assert rolled.hit
+    assert rolled.area == "left_arm"
+    resolved = of(events, E.AttackResolved)
+    assert (resolved.hit, resolved.reason) == (False, "hidden_area")
+    assert by_name(state, "B").nerve_shock == 0
+
+
+def test_marx_spade_dice_and_leg_p9():
+    """p. 9: Marx attacks with a trench spade without aiming: 2B2T shows 1, 4, 5, 6; the
+    1 and the 4 count; the area die sends it to a leg."""
+    state = ENGINE.new_state({})
+    state = add(state, "Marx", alertness=3, agility=3, physique=3,
+                skills={"melee_weapons": 2}, weapons=(WEAPONS["trench_spade"],),
+                right="trench_spade")
+    state = add(state, "Fransken", side="b", npc=True, alertness=2, agility=2, x=1.5,
+                physique=2)
+    state, _ = run(state, C.StartCombat(), 2, 2)
+    french = by_name(state, "Fransken").id
+    state, _ = run(state, C.Attack(state.active.id, french, "trench_spade"))
+    state, events = run(state, C.Vigilance(french, ("alertness",)), 1, 4, 5, 6, 2)
+    rolled = of(events, E.AttackRolled)
+    assert (rolled.hand, rolled.counted, rolled.area) == ("2B2T", (1, 4), "right_leg")
+    assert rolled.test_base == 2 + 3
+    assert rolled.threshold == 2 + 2  # SIN as vigilance, and SIN again as round 1's bonus
+    assert rolled.abortable  # a hit within 10 m waits for Marx's decision (p. 9)
+    assert state.attack.stage == "abort"
+
+
+def etka_state():
+    state = ENGINE.new_state({})
+    state = add(state, "Etka", alertness=3, agility=2, drive=8, skills={"sling": 4},
+                weapons=(WEAPONS["sling"],), right="sling")
+    state = add(state, "Spjutkastaren", side="b", npc=True, alertness=2, agility=1,
+                physique=3, armour=(ARMOUR["spear_thrower_armour"],), x=44.0)
+    state, _ = run(state, C.StartCombat(), 1, 1)
+    return state
+
+
+def test_etka_sling_strength_and_armour_p12():
+    """p. 12: Etka's TB 6, dice 4, ST 9 (vigilance 5, 44 m +4), sling +5: active strength
+    10; the torso armour 5 leaves 5."""
+    state = etka_state()
+    etka = state.active.id
+    thrower = by_name(state, "Spjutkastaren").id
+    state, _ = run(state, C.Windup(etka, "sling"))
+    state, _ = run(state, C.Attack(etka, thrower, "sling"))
+    # Vigilance RÖR 1 + SIN 2 + round 1's SIN bonus 2 = 5 (RÖR moves him 1 m aside).
+    state, events = run(state, C.Vigilance(thrower, ("agility", "alertness")), 1, 3, 5, 6, 6)
+    rolled = of(events, E.AttackRolled)
+    assert (rolled.test_base, sum(rolled.counted), rolled.threshold) == (6, 4, 9)
+    assert dict(of(events, E.VigilanceChosen).parts)["range"] == 4
+    resolved = of(events, E.AttackResolved)
+    assert (resolved.active_strength, resolved.protection, resolved.final_strength) == (
+        10, 5, 5)
+    assert resolved.damage == 5 // 4  # Härdighet FYS 3 + 1
+
+
+def test_anna_auto_fire_shoots_two_dice_p11():
+    """p. 11: Anna's carbine "1/3/auto+2N" on auto with base 0 fires 2N: dice 2 and 5 →
+    7 shots, +1 KP for auto; 4+ projectiles have no area (p. 9)."""
+    state = duel()
+    a = by_name(state, "A")
+    state = state.put(a.with_(weapons=(WEAPONS["carbine"],), right="carbine", left="carbine",
+                              loaded=(("carbine", 21),)))
+    b = by_name(state, "B").id
+    state, _ = run(state, C.StartCombat(), 1, 1)
+    state, events = run(state, C.Attack(state.active.id, b, "carbine", mode="auto+2n", shots=0))
+    assert of(events, E.AttackDeclared).cost == 2 + 1
+    # auto dice 2, 5; then 2B4F (7 projectiles: +6F − 2T) - six dice; B's survival roll.
+    state, events = run(state, C.Vigilance(b, ()), 2, 5, 1, 2, 3, 4, 5, 6, 6, 6, 6, 6)
+    rolled = of(events, E.AttackRolled)
+    assert (rolled.auto_dice, rolled.shots, rolled.hand, rolled.area) == ((2, 5), 7, "2B4F", None)
+    assert by_name(state, "A").rounds("carbine") == 21 - 7
+
+
+def test_lacostine_barbed_wire_hazard_p12():
+    """p. 12: the GM judges barbed wire at strength 1B; Lacostine grips it with the hand."""
+    state = duel()
+    a = by_name(state, "A")
+    # 5 // Härdighet 3 = 1 damage to the arm: a VIL test against the pain (1B2T).
+    state, events = run(state, C.Hazard(a.id, "1B", "right_arm", "taggtråd"), 5, 6, 6, 6)
+    wound = of(events, E.Wounded)
+    assert wound.damage == 5 // a.toughness
+    assert wound.source == "taggtråd 1B = 5"
+
+
+def test_miriam_auto_fire_against_totalrustning_p13():
+    """p. 13: active strength 23 against Totalrustning 4 is 19; Härdighet 3 gives 6
+    damage: 6 nervchock, 5 bleed rate, 5 organtrauma with a survival roll."""
+    state = ENGINE.new_state({})
+    state = add(state, "Miriam", willpower=3, physique=2,
+                armour=(ARMOUR["soft_vest"], ARMOUR["helmet"]))
+    miriam = by_name(state, "Miriam")
+    assert miriam.toughness == 3
+    state, events = run(state, C.Hazard(miriam.id, "1B+17", None, "automateld"), 6, 3, 3, 4, 6)
+    wound = of(events, E.Wounded)
+    assert (wound.damage, wound.nerve_shock, wound.bleed_rate, wound.organ_trauma) == (6, 6, 5, 5)
+    assert wound.survival == ((3, 3, 4, 6), 6, 5, True)  # 2B2T: 3 + 3 = 6, not under 5
+    assert wound.unconscious  # bleed 5 + nervchock 6 ≥ Chocktolerans 6 (p. 14)
+    assert not by_name(state, "Miriam").conscious
+
+
+def test_survival_roll_under_organtrauma_is_death_p14():
+    state = ENGINE.new_state({})
+    state = add(state, "Offer", physique=2)
+    victim = by_name(state, "Offer")
+    state, events = run(state, C.Hazard(victim.id, "1B+17", "torso"), 6, 1, 2, 5, 6)
+    assert of(events, E.Wounded).dead
+    assert not by_name(state, "Offer").alive
+
+
+def moudoun_state():
+    state = ENGINE.new_state({})
+    state = add(state, "Moudoun", side="b", alertness=3, agility=2, physique=2, willpower=2,
+                drive=4, skills={"firearms": 2, "evasion": 3},
+                weapons=(WEAPONS["flintlock_rifle"],), right="flintlock_rifle",
+                left="flintlock_rifle")
+    state = add(state, "Kamraten", side="a", alertness=1, x=25.0)
+    state = add(state, "Isseu", side="a", alertness=2, agility=2, physique=2,
+                skills={"brawling": 2}, x=5.0)
+    return state
+
+
+def test_isseu_kicks_moudoun_p13():
+    """p. 13: Isseu kicks Moudoun's shin while he aims at her comrade: 1 damage, his first
+    nervchock; his VIL test against GST with 1B2T (1T from the kick's nervchock)
+    succeeds, so he does not fall; his aiming (an extended activity) is cancelled."""
+    state = moudoun_state()
+    state, _ = run(state, C.StartCombat(), 1, 1)
+    moudoun = state.active
+    assert moudoun.name == "Moudoun"
+    assert moudoun.cp == 4 - 1
+    comrade = by_name(state, "Kamraten").id
+    state, events = run(state, C.Attack(moudoun.id, comrade, "flintlock_rifle", aim=2))
+    assert of(events, E.ExtendedStarted).remaining > 0  # the aimed shot is not paid yet
+    state, _ = run(state, C.EndActivation(moudoun.id), 1, 1)
+    isseu = state.active
+    assert isseu.name == "Isseu"
+    state, _ = run(state, C.Move(isseu.id, 1.0, 0.0))
+    state, _ = run(state, C.Attack(isseu.id, moudoun.id, "unarmed"))
+    # ST 3 + 3 = 6 (Undvika and the SIN bonus); dice 2 + 3: total 9, margin 3, + FYS 2 = 5.
+    state, events = run(state, C.Vigilance(moudoun.id, ("evasion",)), 2, 3, 5, 6, 2)
+    state, events = run(state, C.Proceed(isseu.id), 5, 6, 6)
+    wound = of(events, E.Wounded)
+    assert (wound.area, wound.damage, wound.nerve_shock) == ("right_leg", 1, 1)
+    (dice, total, threshold, ok), = wound.vil_tests
+    assert (len(dice), total, threshold, ok) == (3, 2 + 5, 6, True)  # 1B2T, lowest 5
+    assert wound.posture is None
+    assert wound.cancelled == "extended"
+    moudoun = by_name(state, "Moudoun")
+    assert moudoun.extended is None
+    assert moudoun.posture == "standing"
+
+
+def test_failed_pain_tests_drop_and_fall_p13():
+    state = moudoun_state()
+    moudoun = by_name(state, "Moudoun")
+    # Right arm: the first failure drops what the right hand holds alone (nothing: the
+    # rifle is in both hands); the second drops what both hands hold.
+    # 6 // Härdighet 3 = 2 damage: 2 nervchock, so each VIL test is 1B3T.
+    state, events = run(state, C.Hazard(moudoun.id, "1B", "right_arm"), 6, *[1] * 8)
+    wound = of(events, E.Wounded)
+    assert [t[3] for t in wound.vil_tests] == [False, False]
+    assert wound.dropped == ("flintlock_rifle",)
+    assert by_name(state, "Moudoun").held == ()
+    state, events = run(state, C.Hazard(moudoun.id, "1B", "left_leg"), 6, *[1] * 12)
+    assert of(events, E.Wounded).posture == "lying"
+
+
+def test_broken_limb_nervchock_stays_p14():
+    state = duel()
+    a = by_name(state, "A").with_(shock_tolerance=20)  # stays conscious for this test
+    state = state.put(a)
+    # 15 // 3 = 5 damage: destroyed; the VIL test is 1B5T (six dice at most), passed.
+    state, events = run(state, C.Hazard(a.id, "1B+10", "left_leg"), 5, *[6] * 6)
+    assert of(events, E.Wounded).limb_state == "destroyed"
+    state, _ = run(state, C.StartCombat(), 1, 1)
+    a = by_name(state, "A")
+    assert a.posture == "sitting"  # no standing on a destroyed leg
+    assert a.cp == 8 - 5 - 1  # Handlingskraft − nervchock − stress
+    nerve = []
+    for _ in range(3):
+        state, _ = run(state, C.EndActivation(state.active.id), 1, 1)  # A
+        nerve.append(by_name(state, "A").nerve_shock)
+        state, _ = run(state, C.EndActivation(state.active.id), 1, 1)  # B
+    assert nerve == [3, 1, 1]  # falls by VIL 2, but one degree stays for the limb
+
+
+# Refusals: a clear reason, and nothing changes ---------------------------------------------
+
+
+def started_duel():
+    state = duel()
+    a = by_name(state, "A")
+    state = state.put(a.with_(weapons=(WEAPONS["pistol"],), right="pistol",
+                              loaded=(("pistol", 16),)))
+    state, _ = run(state, C.StartCombat(), 1, 1)
+    return state
+
+
+def test_out_of_turn_is_refused():
+    state = started_duel()
+    b = by_name(state, "B")
+    with pytest.raises(RulesError, match="not B's activation"):
+        ENGINE.decide(state, C.Scan(b.id), ScriptedRng())
+
+
+def test_kp_not_there_starts_an_extended_activity_p6():
+    state = started_duel()
+    state = state.put(state.active.with_(cp=3))
+    a = state.active
+    state, events = run(state, C.Move(a.id, 0.0, 13.0))  # 1 + 2 + 3 = 6 KP; A has 3
+    started = of(events, E.ExtendedStarted)
+    assert (started.paid, started.remaining) == (a.cp, 6 - a.cp)
+    assert state.active.cp == 0
+    assert state.active.x == 0
+    with pytest.raises(RulesError, match="no KP left"):
+        ENGINE.decide(state, C.Scan(a.id), ScriptedRng())
+    state, _ = run(state, C.EndActivation(a.id), 1, 1)
+    state, _ = run(state, C.EndActivation(state.active.id), 1, 1)  # B
+    state, events = run(state, C.Continue(a.id))
+    assert of(events, E.Moved).y == 13.0
+    assert state.active.extended is None
+
+
+def test_aimed_shots_in_melee_are_refused_p10():
+    state = started_duel()
+    b = by_name(state, "B")
+    state = state.put(b.with_(x=1.0))
+    with pytest.raises(RulesError, match="forbidden in melee"):
+        ENGINE.decide(state, C.Attack(state.active.id, b.id, "pistol", aim=1), ScriptedRng())
+
+
+def test_targeting_the_dead_is_refused():
+    state = started_duel()
+    b = by_name(state, "B")
+    state = state.put(b.with_(alive=False, conscious=False))
+    with pytest.raises(RulesError, match="is dead"):
+        ENGINE.decide(state, C.Attack(state.active.id, b.id, "pistol"), ScriptedRng())
+
+
+def test_refused_commands_change_nothing():
+    state = started_duel()
+    before = replace(state)
+    for command in (C.Attack(state.active.id, "c99", "pistol"), C.Vigilance("c2"),
+                    C.Proceed("c1"), C.StartCombat(), C.Move("c1", 0.0, 0.0)):
+        with pytest.raises(RulesError):
+            ENGINE.decide(state, command, ScriptedRng())
+    assert state == before

@@ -1,0 +1,134 @@
+"""Replay equals state: random legal command sequences through the Aoristos engine, folded
+again from their events (as stored, through the JSON codec), and undone and redone
+through the log (rules.engine.replay)."""
+
+import json
+import random
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from rules.aoristos.combat import ENGINE
+from rules.aoristos.combat import commands as C
+from rules.aoristos.equipment import ARMOUR, WEAPONS
+from rules.engine import Record, Viewer, decode, encode, replay
+from rules.errors import RulesError
+
+GM = Viewer(is_gm=True)
+
+
+def setup():
+    state = ENGINE.new_state({})
+    blocks = [
+        dict(name="Ansgar", side="a", agility=2, alertness=3, physique=3, composure=3,
+             willpower=2, skills={"firearms": 3, "brawling": 2, "evasion": 1},
+             weapons=(WEAPONS["pistol"], WEAPONS["knife"]), right="pistol"),
+        dict(name="Bo", side="a", agility=3, alertness=2, physique=2, composure=2,
+             willpower=3, skills={"melee_weapons": 2, "throwing": 2},
+             weapons=(WEAPONS["two_handed_sword"], WEAPONS["cobblestone"]), x=2.0,
+             armour=(ARMOUR["leather_armour"],)),
+        dict(name="Vakt", side="b", npc=True, agility=2, alertness=2, physique=3,
+             composure=2, willpower=2, skills={"firearms": 2, "melee_weapons": 1},
+             weapons=(WEAPONS["carbine"],), right="carbine", left="carbine", x=12.0,
+             armour=(ARMOUR["soft_vest"], ARMOUR["helmet"])),
+        dict(name="Hund", side="b", npc=True, agility=4, alertness=3, physique=1,
+             composure=1, willpower=1, skills={"brawling": 3}, x=6.0, y=3.0),
+    ]
+    for block in blocks:
+        state, _ = play(state, C.AddCombatant(**block), random.Random(0))
+    return state
+
+
+def play(state, command, rng):
+    events = ENGINE.decide(state, command, rng)
+    for event in events:
+        state = ENGINE.evolve(state, event)
+    return state, events
+
+
+def candidates(state, choose: random.Random) -> list:
+    """Commands worth trying now (some may still be refused)."""
+    if not state.round:
+        return [C.StartCombat()]
+    attack = state.attack
+    if attack is not None:
+        if attack.stage == "vigilance":
+            view = ENGINE.view(state, GM)
+            keys = [o["key"] for o in view["prompts"][0]["options"]]
+            chosen = tuple(choose.sample(keys, min(len(keys), choose.randint(0, 3))))
+            return [C.Vigilance(attack.target, default=True), C.Vigilance(attack.target, chosen)]
+        return [C.Proceed(attack.attacker), C.Abort(attack.attacker)]
+    active = state.active
+    if active is None:
+        return [C.EndEncounter()]
+    out = [C.EndActivation(active.id), C.Continue(active.id)]
+    view = ENGINE.view(state, GM)
+    out += [ENGINE.parse_command(a["command"]) for a in view["actions"] if a["enabled"]]
+    for foe in state.combatants:
+        if foe.side != active.side and foe.alive:
+            for key in (*active.held, "unarmed"):
+                out.append(C.Attack(active.id, foe.id, key, aim=choose.randint(0, 1)))
+    out.append(C.Move(active.id, round(active.x + choose.uniform(-4, 4), 1),
+                      round(active.y + choose.uniform(-4, 4), 1)))
+    out.append(C.Hazard(choose.choice(state.combatants).id, "1B", choose.choice(
+        ["torso", "right_arm", "left_leg", "head", None])))
+    return out
+
+
+def random_game(seed: int, steps: int):
+    choose = random.Random(seed)
+    dice = random.Random(seed + 1)
+    initial = setup()
+    state = initial
+    records = []
+    for _ in range(steps):
+        options = candidates(state, choose)
+        choose.shuffle(options)
+        for command in options:
+            try:
+                state, events = play(state, command, dice)
+            except RulesError:
+                continue
+            records.append(Record(len(records) + 1, events))
+            break
+        if state.ended:
+            break
+    return initial, state, records
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10**6), steps=st.integers(1, 60))
+def test_replay_of_stored_events_equals_state(seed, steps):
+    initial, state, records = random_game(seed, steps)
+    stored = json.loads(json.dumps([[encode(e) for e in r.events] for r in records]))
+    again = initial
+    for events in stored:
+        for data in events:
+            again = ENGINE.evolve(again, decode(data, ENGINE.event_types))
+    assert again == state
+    assert replay(ENGINE, initial, records).state == state
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10**6), steps=st.integers(2, 40), data=st.data())
+def test_undo_to_any_point_and_redo_all(seed, steps, data):
+    initial, state, records = random_game(seed, steps)
+    if not records:
+        return
+    target = data.draw(st.integers(0, len(records)))
+    log = [*records, Record(len(records) + 1, undo_to=target)]
+    undone = replay(ENGINE, initial, log)
+    expected = replay(ENGINE, initial, records[:target]).state
+    assert undone.state == expected
+    for _ in range(len(records) - target):
+        log.append(Record(len(log) + 1, redo=True))
+    assert replay(ENGINE, initial, log).state == state
+
+
+def test_a_new_command_after_an_undo_forgets_the_redo():
+    initial, state, records = random_game(7, 12)
+    log = [*records, Record(len(records) + 1, undo_to=len(records) - 1)]
+    folded = replay(ENGINE, initial, log)
+    assert folded.can_redo
+    log.append(Record(len(log) + 1, events=()))
+    assert not replay(ENGINE, initial, log).can_redo
