@@ -16,6 +16,7 @@ urlpatterns = [
     path("characters/", include("characters.urls")),
     path("campaigns/", include("campaigns.urls")),
     path("", include("table.urls")),
+    path("", include("combat.urls")),
     path("api/v1/", include("characters.api_urls")),
 ]
 if settings.ADMIN_ENABLED:  # off unless ADMIN_ENABLED=1

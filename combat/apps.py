@@ -2,6 +2,6 @@ from django.apps import AppConfig
 
 
 class CombatConfig(AppConfig):
-    """Combat arrives with its own issue; the app exists so the layout is settled."""
+    """Encounters: a rule system's combat engine behind a stored, numbered, live log."""
 
     name = "combat"

@@ -95,7 +95,7 @@ class CombatEngine(Protocol):
         read them."""
         ...
 
-    def preview(self, state: Any, command: Any) -> dict:
+    def preview(self, state: Any, command: Any, viewer: Viewer) -> dict:
         """What a command would do before it is sent (an attack's chance to hit and its
         damage distribution); RulesError for commands without one."""
         ...

@@ -178,11 +178,17 @@ SECRET_FIELDS = ("seq", "kind", "actor", "secret", "created_at", "time")
 
 
 def visible(message, *, is_gm: bool) -> dict:
-    """What a viewer may see of a roll: a secret roll is the GM's alone; the others learn
-    only that the GM rolled in secret (no hand, dice, label or result)."""
+    """What a viewer may see of an event: a secret roll is the GM's alone; the others learn
+    only that the GM rolled in secret (no hand, dice, label or result). An event with a
+    "players" part (a combat record, whose NPC numbers are the GM's) shows players that
+    part instead."""
     if message["secret"] and not is_gm:
         return {key: message[key] for key in SECRET_FIELDS}
-    return dict(message)
+    shown = dict(message)
+    players = shown.pop("players", None)
+    if players is not None and not is_gm:
+        shown.update(players)
+    return shown
 
 
 def events_after(campaign_id: int, after: int, *, is_gm: bool, limit: int = 500) -> list[dict]:
@@ -199,12 +205,16 @@ def events_after(campaign_id: int, after: int, *, is_gm: bool, limit: int = 500)
     notices = NoticeEvent.objects.filter(campaign_id=campaign_id, seq__gt=after).order_by("seq")[
         :limit
     ]
+    combat = combat_records().filter(campaign_id=campaign_id, seq__gt=after).order_by("seq")[
+        :limit
+    ]
     # Each list holds its table's `limit` lowest numbers: the merged `limit` lowest are
     # exactly the campaign's next `limit` events.
     merged = (
         [payload(event) for event in rolls]
         + [member_payload(event) for event in members]
         + [notice_payload(event) for event in notices]
+        + combat_payloads(combat)
     )
     merged.sort(key=lambda message: message["seq"])
     return [visible(message, is_gm=is_gm) for message in merged[:limit]]
@@ -267,6 +277,7 @@ def events_page(campaign_id: int, *, before: int | None, is_gm: bool, size: int 
         (RollEvent.objects.select_related("actor", "character"), payload),
         (MembershipEvent.objects.all(), member_payload),
         (NoticeEvent.objects.all(), notice_payload),
+        (combat_records(), None),
     )
     merged = []
     for events, to_message in tables:
@@ -274,7 +285,24 @@ def events_page(campaign_id: int, *, before: int | None, is_gm: bool, size: int 
         if before is not None:
             events = events.filter(seq__lt=before)
         # Each table's size + 1 newest: the merged size + 1 newest are among them.
-        merged += [to_message(event) for event in events.order_by("-seq")[: size + 1]]
+        newest = events.order_by("-seq")[: size + 1]
+        if to_message is None:
+            merged += combat_payloads(newest)
+        else:
+            merged += [to_message(event) for event in newest]
     merged.sort(key=lambda message: message["seq"], reverse=True)
     older = merged[size - 1]["seq"] if len(merged) > size else None
     return [visible(message, is_gm=is_gm) for message in merged[:size]], older
+
+
+def combat_records():
+    """Encounter records, which share the campaign's sequence (combat/)."""
+    from combat.models import CombatRecord
+
+    return CombatRecord.objects.select_related("encounter")
+
+
+def combat_payloads(rows) -> list[dict]:
+    from combat.services import records_payloads
+
+    return records_payloads(rows)

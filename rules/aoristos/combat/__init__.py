@@ -81,10 +81,42 @@ class AoristosCombat:
     def describe(self, encounter: Encounter, events_, viewer: Viewer) -> list[dict]:
         return view.describe(encounter, events_, viewer)
 
-    def preview(self, encounter: Encounter, command) -> dict:
+    def catalogue(self) -> dict[str, dict]:
+        """The starter catalogue: {"weapon": {key: Weapon}, "armour": {key: Armour}}."""
+        from rules.aoristos import equipment
+
+        return {"weapon": dict(equipment.WEAPONS), "armour": dict(equipment.ARMOUR)}
+
+    def item_from_dict(self, kind: str, data):
+        """A campaign's own catalogue entry from its stored JSON; RulesError if malformed."""
+        from rules.aoristos import equipment
+
+        if kind == "weapon":
+            return equipment.weapon_from_dict(data)
+        if kind == "armour":
+            return equipment.armour_from_dict(data)
+        raise RulesError(f"unknown catalogue kind {kind!r}")
+
+    def character_block(self, *, name: str, levels: Mapping[str, int],
+                        derived: Mapping[str, int]) -> dict:
+        """An add_combatant command's fields for a character: its current levels (with
+        the load's effect on RÖR and Förflyttning already in `levels`/`derived`, p. 5)."""
+        from rules.aoristos.character import ATTRIBUTES, SKILLS
+
+        return {
+            "type": "add_combatant",
+            "name": name[:100],
+            "npc": False,
+            **{key: int(levels[key]) for key in ATTRIBUTES},
+            "skills": {key: int(levels[key]) for key in SKILLS if levels.get(key)},
+            **{key: int(derived[key]) for key in
+               ("drive", "toughness", "shock_tolerance", "movement")},
+        }
+
+    def preview(self, encounter: Encounter, command, viewer: Viewer = Viewer(True)) -> dict:
         if not isinstance(command, commands.Attack):
             raise RulesError("only attacks have a preview")
-        return view.attack_preview(encounter, command)
+        return view.attack_preview(encounter, command, viewer)
 
 
 ENGINE = AoristosCombat()

@@ -5,6 +5,7 @@ its limbs and whether it is up, never its numbers (KP, nervchock, TB, armour, we
 stats, its dice totals).
 """
 
+import json
 from dataclasses import replace
 from fractions import Fraction
 from itertools import combinations
@@ -187,6 +188,7 @@ def vigilance_prompt(state: Encounter, attack: PendingAttack) -> dict:
         "bonus": X.vigilance_bonus(state, state.get(attack.target)),
         "default": list(default),
         "chances": chances,
+        "chances_json": json.dumps(chances),
         "default_chance": chances["+".join(sorted(default))],
     }
 
@@ -278,7 +280,7 @@ def actions(state: Encounter, c: Combatant) -> list[dict]:
     return out
 
 
-def attack_preview(state: Encounter, cmd: C.Attack) -> dict:
+def attack_preview(state: Encounter, cmd: C.Attack, viewer: Viewer = Viewer(True)) -> dict:
     """Before an attack is committed: its cost, the exact chance to hit and the damage
     distribution against the target's offered vigilance (p. 8-13). The hit area is not
     known yet: the preview takes the torso's protection, or Totalrustning for 4+
@@ -332,12 +334,14 @@ def attack_preview(state: Encounter, cmd: C.Attack) -> dict:
         armour=protection,
         toughness=target.toughness,
     )
+    if not sees_numbers(target, viewer):  # an NPC's vigilance values stay the GM's
+        parts, chosen = [], ()
     return {
         "ok": True,
         "cost": plan["cost"],
         "hand": str(hand),
         "test_base": tb,
-        "threshold": threshold,
+        "threshold": threshold if parts or not target.npc or viewer.is_gm else None,
         "threshold_parts": parts,
         "vigilance": list(chosen),
         "p_hit": percent(F.hit_chance(hand, tb, threshold)),
@@ -360,10 +364,17 @@ def describe(state: Encounter, events, viewer: Viewer) -> list[dict]:
             lines.append({"kind": kind, **data})
             continue
         names = {}
+        if kind == "CombatStarted":
+            names["order_names"] = [state.get(cid).name for cid in event.order]
         for field in ("id", "attacker", "target"):
             if field in data and (who := state.get(data[field])) is not None:
                 names[f"{field}_name"] = who.name
         subject = state.get(data.get("id") or data.get("attacker") or data.get("target") or "")
+        if isinstance(data.get("weapon"), str) and subject is not None:
+            names["weapon_name"] = (subject.weapon(data["weapon"]) or UNARMED).name
+        for key in ("dropped",):
+            if data.get(key) and subject is not None:
+                names["dropped_names"] = [(subject.weapon(k) or UNARMED).name for k in data[key]]
         if not sees_numbers(subject, viewer):
             for private in PRIVATE.get(kind, ()):
                 data.pop(private, None)

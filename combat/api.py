@@ -1,0 +1,132 @@
+"""The encounter JSON API under /api/v1/ (session-authenticated, like the pages; a POST
+carries the CSRF token in X-CSRFToken as the pages do).
+
+- GET  /api/v1/encounters/<id>: {"version", "system", "ended", "state"}, the state as the
+  caller may see it (NPC numbers are the GM's).
+- POST /api/v1/encounters/<id>/commands with {"version": n, "command": {...}}: 200 with
+  the new version, the record's log lines and the state; 400 {"error"} for a malformed or
+  illegal command (nothing changes); 403 for a combatant the caller does not command;
+  404 for non-members; 409 {"error", "version"} when the situation changed.
+- GET  /api/v1/encounters/<id>/preview?id=&target=&weapon=&aim=&mode=&shots=&area=: an
+  attack's cost, chance to hit and damage distribution before it is sent.
+"""
+
+import json
+
+from django.http import JsonResponse
+from django.views.decorators.http import require_GET, require_POST
+
+from campaigns.access import get_membership
+from combat import services
+from combat.models import Encounter
+from rules.errors import RulesError
+
+MAX_BODY_BYTES = 16_384
+
+
+def error(message: str, status: int, **extra) -> JsonResponse:
+    return JsonResponse({"error": message, **extra}, status=status)
+
+
+def member_encounter(request, pk: int):
+    """(encounter, membership) or an error response: 401 anonymous, 404 non-members."""
+    if not request.user.is_authenticated:
+        return None, error("log in first", 401)
+    encounter = Encounter.objects.select_related("campaign").filter(pk=pk).first()
+    if encounter is None:
+        return None, error("no such encounter", 404)
+    membership = get_membership(request, encounter.campaign_id)
+    return (encounter, membership), None
+
+
+def state_data(encounter, membership) -> dict:
+    engine = services.engine_of(encounter)
+    result = services.folded(encounter, engine)
+    return {
+        "version": encounter.version,
+        "system": encounter.system,
+        "ended": encounter.ended,
+        "can_undo": result.can_undo,
+        "can_redo": result.can_redo,
+        "state": engine.view(result.state, services.viewer_for(encounter, membership)),
+    }
+
+
+@require_GET
+def encounter(request, pk: int):
+    found, failed = member_encounter_or_404(request, pk)
+    if failed:
+        return failed
+    return JsonResponse(state_data(*found))
+
+
+def member_encounter_or_404(request, pk: int):
+    from django.http import Http404
+
+    try:
+        return member_encounter(request, pk)
+    except Http404:
+        return None, error("no such encounter", 404)
+
+
+@require_POST
+def command(request, pk: int):
+    found, failed = member_encounter_or_404(request, pk)
+    if failed:
+        return failed
+    encounter, membership = found
+    if len(request.body) > MAX_BODY_BYTES:
+        return error(f"the body is larger than {MAX_BODY_BYTES} bytes", 400)
+    try:
+        body = json.loads(request.body or b"null")
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return error("the body is not valid JSON", 400)
+    if not isinstance(body, dict) or set(body) - {"version", "command"}:
+        return error('send {"version": <int>, "command": {...}}', 400)
+    version = body.get("version")
+    if isinstance(version, bool) or not isinstance(version, int):
+        return error("version must be the encounter's version you saw, a whole number", 400)
+    data = body.get("command")
+    if not isinstance(data, dict):
+        return error("command must be an object with a type", 400)
+    try:
+        encounter, record, _after = services.command_run(
+            encounter_id=encounter.pk, membership=membership, data=data, version=version
+        )
+    except services.Stale as stale:
+        return error("the situation changed", 409, version=stale.version)
+    except services.NotYours:
+        return error("you do not command that combatant", 403)
+    except RulesError as refused:
+        return error(str(refused), 400, code=refused.code)
+    lines = record.lines if membership.is_gm else record.public_lines
+    return JsonResponse({**state_data(encounter, membership), "lines": lines})
+
+
+@require_GET
+def preview(request, pk: int):
+    found, failed = member_encounter_or_404(request, pk)
+    if failed:
+        return failed
+    encounter, membership = found
+    engine = services.engine_of(encounter)
+    data = {"type": "attack"}
+    for key in ("id", "target", "weapon", "mode", "area"):
+        if request.GET.get(key):
+            data[key] = request.GET[key][:100]
+    for key in ("aim", "shots"):
+        value = request.GET.get(key, "").strip()
+        if value:
+            if not (value.isascii() and value.isdigit() and len(value) <= 3):
+                return error(f"{key} must be a whole number", 400)
+            data[key] = int(value)
+    try:
+        result = engine.preview(services.folded(encounter, engine).state,
+                                engine.parse_command(data),
+                                services.viewer_for(encounter, membership))
+    except RulesError as refused:
+        return error(str(refused), 400)
+    viewer = services.viewer_for(encounter, membership)
+    if not viewer.is_gm and data.get("id") not in viewer.controls:
+        return error("you do not command that combatant", 403)
+    return JsonResponse(result)

@@ -1,0 +1,117 @@
+"""An encounter is its log: one `CombatRecord` per command, undo or redo, numbered 1, 2, 3,
+... per encounter (its version) and in the campaign's event sequence (seq) with the rolls.
+
+The state is the fold of the records' events (`rules.engine.replay`); it is never stored,
+so it cannot drift from the log, and a server restart continues exactly where it was.
+"""
+
+from django.conf import settings
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+
+class Encounter(models.Model):
+    campaign = models.ForeignKey(
+        "campaigns.Campaign", on_delete=models.CASCADE, related_name="encounters"
+    )
+    name = models.CharField(_("Name"), max_length=100)
+    system = models.CharField(max_length=20)  # the campaign's rule system when created
+    house_rules = models.JSONField(default=dict)
+    version = models.PositiveIntegerField(default=0)  # records in the log
+    ended = models.BooleanField(default=False)
+    # Combatant id -> the user who commands it (a character's owner); the GM commands all.
+    controllers = models.JSONField(default=dict)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+
+    def __str__(self):
+        return self.name
+
+    def get_absolute_url(self):
+        from django.urls import reverse
+
+        return reverse("combat:page", args=[self.pk])
+
+    def controls(self, user_id: int) -> frozenset[str]:
+        return frozenset(cid for cid, owner in self.controllers.items() if owner == user_id)
+
+
+class CombatRecord(models.Model):
+    """One entry of an encounter's log: a command's events (every die in them), or an
+    undo back to a version, or a redo; with its log lines for the GM and for players."""
+
+    campaign = models.ForeignKey(
+        "campaigns.Campaign", on_delete=models.CASCADE, related_name="combat_records"
+    )
+    seq = models.PositiveBigIntegerField()
+    encounter = models.ForeignKey(Encounter, on_delete=models.CASCADE, related_name="records")
+    version = models.PositiveIntegerField()
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    actor_name = models.CharField(max_length=150, blank=True)
+    command = models.CharField(max_length=30)
+    events = models.JSONField(default=list)
+    undo_to = models.PositiveIntegerField(null=True, blank=True)
+    redo = models.BooleanField(default=False)
+    lines = models.JSONField(default=list)  # as the GM reads them
+    public_lines = models.JSONField(default=list)  # as players read them
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["version"]
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "seq"], name="one_combat_record_per_seq"),
+            models.UniqueConstraint(
+                fields=["encounter", "version"], name="one_combat_record_per_version"
+            ),
+        ]
+
+    def __str__(self):
+        return f"#{self.seq} {self.encounter_id} v{self.version} {self.command}"
+
+
+class NpcTemplate(models.Model):
+    """A campaign's saved NPC stat block, copied into encounters."""
+
+    campaign = models.ForeignKey(
+        "campaigns.Campaign", on_delete=models.CASCADE, related_name="npc_templates"
+    )
+    name = models.CharField(_("Name"), max_length=100)
+    block = models.JSONField(default=dict)  # an add_combatant command's fields
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name", "pk"]
+
+    def __str__(self):
+        return self.name
+
+
+class CatalogueItem(models.Model):
+    """A weapon or armour the GM added to the campaign's catalogue (or a changed copy of a
+    starter entry: the same key replaces it in this campaign)."""
+
+    class Kind(models.TextChoices):
+        WEAPON = "weapon", _("Weapon")
+        ARMOUR = "armour", _("Armour or shield")
+
+    campaign = models.ForeignKey(
+        "campaigns.Campaign", on_delete=models.CASCADE, related_name="catalogue_items"
+    )
+    kind = models.CharField(max_length=10, choices=Kind)
+    key = models.SlugField(max_length=40)
+    data = models.JSONField(default=dict)
+
+    class Meta:
+        ordering = ["kind", "key"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["campaign", "kind", "key"], name="one_catalogue_item_per_key"
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.kind} {self.key}"

@@ -1,0 +1,275 @@
+"""Encounters: run a command against the stored log, number it, broadcast it.
+
+This module knows no rule system: it asks the campaign's engine (`rules.engine`) to parse,
+check, decide, evolve, describe and show, and stores what the engine returns.
+
+- **One writer per encounter.** A command runs in a transaction that locks the encounter's
+  row (PostgreSQL: SELECT ... FOR UPDATE; SQLite: the IMMEDIATE transaction's write lock),
+  checks the version the command was made against, and stores the next record under a
+  unique (encounter, version): two commands never interleave, and a stale one changes
+  nothing (`Stale`, HTTP 409).
+- **The state is the fold of the log**, kept per process for the encounter's latest
+  version (`folded`); another process, a restart or a rollback reads the log again, which
+  for 500 records takes a few milliseconds.
+- **One ordered stream per campaign.** A record takes the campaign's next sequence number
+  (`table.services.next_seq`) and goes to the open pages after commit, with its log lines
+  rendered once per audience by the table's stream.
+"""
+
+import logging
+import secrets
+import threading
+from collections import OrderedDict
+from datetime import timedelta
+
+from django.db import transaction
+from django.utils import timezone
+
+from combat.models import CatalogueItem, CombatRecord, Encounter
+from rules.engine import REDO, UNDO, Record, Replay, Viewer, decode, encode, engine_for, replay
+from rules.engine import replay_step as fold_step
+from rules.errors import RulesError
+from table.broadcast import get_broadcaster
+from table.services import next_seq, public_payload
+
+log = logging.getLogger(__name__)
+
+rng = secrets.SystemRandom()  # tests replace it with scripted dice
+GM = Viewer(is_gm=True)
+PLAYERS = Viewer(is_gm=False)
+CACHE_SIZE = 128
+VIGILANCE_TIMEOUT = timedelta(seconds=20)  # then the attacker may take the offered default
+
+
+class Stale(Exception):
+    """The command was made against an older version: the situation changed."""
+
+    def __init__(self, version: int):
+        super().__init__(f"the situation changed (now version {version})")
+        self.version = version
+
+
+class NotYours(Exception):
+    """The member does not command that combatant."""
+
+
+_cache: "OrderedDict[int, tuple[int, Replay]]" = OrderedDict()
+_cache_lock = threading.Lock()
+
+
+def engine_of(encounter: Encounter):
+    return engine_for(encounter.system)
+
+
+def initial_state(encounter: Encounter, engine=None):
+    engine = engine or engine_of(encounter)
+    return engine.new_state(encounter.house_rules, name=encounter.name)
+
+
+def records(encounter_id: int, engine, versions=None) -> list[Record]:
+    rows = CombatRecord.objects.filter(encounter_id=encounter_id)
+    if versions is not None:
+        rows = rows.filter(version__in=list(versions))
+    types = engine.event_types
+    return [
+        Record(version, tuple(decode(e, types) for e in events), undo_to, redo)
+        for version, events, undo_to, redo in rows.order_by("version").values_list(
+            "version", "events", "undo_to", "redo"
+        )
+    ]
+
+
+def folded(encounter: Encounter, engine=None) -> Replay:
+    """The encounter's state at its stored version: from this process's cache, or the
+    fold of its whole log."""
+    engine = engine or engine_of(encounter)
+    with _cache_lock:
+        cached = _cache.get(encounter.pk)
+        if cached is not None and cached[0] == encounter.version:
+            _cache.move_to_end(encounter.pk)
+            return cached[1]
+    result = replay(engine, initial_state(encounter, engine), records(encounter.pk, engine))
+    remember(encounter.pk, encounter.version, result)
+    return result
+
+
+def remember(encounter_id: int, version: int, result: Replay) -> None:
+    with _cache_lock:
+        _cache[encounter_id] = (version, result)
+        _cache.move_to_end(encounter_id)
+        while len(_cache) > CACHE_SIZE:
+            _cache.popitem(last=False)
+
+
+def forget(encounter_id: int | None = None) -> None:
+    with _cache_lock:
+        if encounter_id is None:
+            _cache.clear()
+        else:
+            _cache.pop(encounter_id, None)
+
+
+def catalogue(campaign_id: int, engine) -> dict[str, dict]:
+    """The engine's starter catalogue with the campaign's own items over it."""
+    items = engine.catalogue()
+    for kind, key, data in CatalogueItem.objects.filter(campaign_id=campaign_id).values_list(
+        "kind", "key", "data"
+    ):
+        try:
+            items.setdefault(kind, {})[key] = engine.item_from_dict(kind, data)
+        except RulesError:
+            log.warning("combat: campaign %s has an unreadable %s %r", campaign_id, kind, key)
+    return items
+
+
+def viewer_for(encounter: Encounter, membership) -> Viewer:
+    return Viewer(is_gm=membership.is_gm, controls=encounter.controls(membership.user_id))
+
+
+def encounter_create(*, campaign, name: str, house_rules: dict) -> Encounter:
+    engine = engine_for(campaign.rule_system)
+    engine.new_state(house_rules)  # refuses bad house rules before anything is stored
+    return Encounter.objects.create(
+        campaign=campaign, name=name, system=campaign.rule_system, house_rules=house_rules
+    )
+
+
+def command_run(
+    *, encounter_id: int, membership, data: dict, version: int, controller: int | None = None
+) -> tuple[Encounter, CombatRecord, Replay]:
+    """Run one command (`data`, e.g. {"type": "attack", ...}, or {"type": "undo", "to": 3}
+    or {"type": "redo"}) made against `version`, for `membership`'s user. Raises Stale,
+    NotYours or RulesError (a reason for the user) and then changes nothing.
+
+    `controller`: for an add_combatant of a character, the user who commands it."""
+    with transaction.atomic():
+        encounter = (
+            Encounter.objects.select_for_update()
+            .select_related("campaign")
+            .get(pk=encounter_id, campaign_id=membership.campaign_id)
+        )
+        if version != encounter.version:
+            raise Stale(encounter.version)
+        engine = engine_of(encounter)
+        before = folded(encounter, engine)
+        kind = data.get("type") if isinstance(data, dict) else None
+        new_version = encounter.version + 1
+        if kind in (UNDO, REDO):
+            if not membership.is_gm:
+                raise NotYours
+            record, after, events = undo_or_redo(encounter, engine, before, data, new_version)
+            lines = [{"kind": kind.title(), "to": record.undo_to}]
+            public = lines
+        else:
+            items = catalogue(encounter.campaign_id, engine)
+            command = engine.parse_command(
+                data, weapons=items.get("weapon"), armour=items.get("armour")
+            )
+            check_actor(encounter, engine, before, command, membership)
+            events = engine.decide(before.state, command, rng)
+            record = Record(new_version, tuple(events))
+            after = fold_step(engine, before, record, lambda v: (), None)
+            lines = engine.describe(before.state, events, GM)
+            public = engine.describe(before.state, events, PLAYERS)
+            if controller is not None:
+                for event in events:
+                    added = getattr(event, "combatant", None)
+                    if added is not None:
+                        encounter.controllers[added.id] = controller
+        stored = CombatRecord.objects.create(
+            campaign_id=encounter.campaign_id,
+            seq=next_seq(encounter.campaign_id),
+            encounter=encounter,
+            version=new_version,
+            actor=membership.user,
+            actor_name=membership.user.username,
+            command=str(kind)[:30],
+            events=[encode(event) for event in events] if kind not in (UNDO, REDO) else [],
+            undo_to=record.undo_to,
+            redo=record.redo,
+            lines=lines,
+            public_lines=public,
+        )
+        encounter.version = new_version
+        encounter.ended = bool(getattr(after.state, "ended", False))
+        encounter.save(update_fields=["version", "ended", "controllers"])
+        message = record_payload(stored, engine)
+        campaign_id = encounter.campaign_id
+
+        def published():
+            remember(encounter.pk, new_version, after)
+            get_broadcaster().publish(campaign_id, message)
+
+        transaction.on_commit(published)
+    return encounter, stored, after
+
+
+def undo_or_redo(encounter, engine, before: Replay, data: dict, new_version: int):
+    """The GM goes back to any earlier version, or forward again (no die rolls again)."""
+    if data["type"] == UNDO:
+        target = data.get("to")
+        if isinstance(target, bool) or not isinstance(target, int):
+            raise RulesError("undo needs the version to go back to", code="bad_field")
+        if target not in (0, *before.applied[:-1]) or not before.applied:
+            raise RulesError(f"cannot go back to version {target}", code="bad_undo")
+        record = Record(new_version, undo_to=target)
+    else:
+        if not before.can_redo:
+            raise RulesError("nothing to redo", code="nothing_to_redo")
+        record = Record(new_version, redo=True)
+
+    def lookup(versions):
+        return records(encounter.pk, engine, versions)
+
+    after = fold_step(engine, before, record, lookup, initial_state(encounter, engine))
+    return record, after, ()
+
+
+def check_actor(encounter, engine, before: Replay, command, membership) -> None:
+    """The GM commands everything; a player only the combatants they control. When the
+    target of an attack has not chosen its vigilance in time, the attacker's player may
+    take the offered default for it."""
+    if membership.is_gm:
+        return
+    actor = engine.actor_of(before.state, command)
+    controls = encounter.controls(membership.user_id)
+    if actor is not None and actor in controls:
+        return
+    if actor is not None and getattr(command, "default", False):
+        attack = getattr(before.state, "attack", None)
+        if attack is not None and attack.attacker in controls:
+            last = (
+                CombatRecord.objects.filter(encounter=encounter)
+                .order_by("-version")
+                .values_list("created_at", flat=True)
+                .first()
+            )
+            if last is not None and timezone.now() - last >= VIGILANCE_TIMEOUT:
+                return
+    raise NotYours
+
+
+def record_payload(record: CombatRecord, engine) -> dict:
+    """A record as the table's stream carries it: the GM's lines, and the players' under
+    "players" (`table.services.visible` swaps them in)."""
+    return public_payload(
+        record,
+        "combat",
+        record.actor_name,
+        encounter=record.encounter_id,
+        version=record.version,
+        template=f"{engine.template}/_line.html",
+        lines=record.lines,
+        players={"lines": record.public_lines},
+    )
+
+
+def records_payloads(rows, engines: dict | None = None) -> list[dict]:
+    engines = engines if engines is not None else {}
+    out = []
+    for row in rows:
+        system = row.encounter.system
+        if system not in engines:
+            engines[system] = engine_for(system)
+        out.append(record_payload(row, engines[system]))
+    return out

@@ -1,0 +1,89 @@
+"""Aoristos' own words on the combat pages: areas, postures, limb states and the parts of
+an ST or a strength. Game terms are Swedish in every language (characters/terms.py);
+the rest is translated."""
+
+from django import template
+from django.utils.translation import gettext_lazy as _
+
+from characters.terms import TERMS, short_label
+
+register = template.Library()
+
+GAME_TERMS = {
+    # Hit areas (p. 9)
+    "head": "Huvud",
+    "torso": "Bål",
+    "right_arm": "Höger arm",
+    "left_arm": "Vänster arm",
+    "right_leg": "Höger ben",
+    "left_leg": "Vänster ben",
+    # Postures (p. 7)
+    "standing": "Stående",
+    "sitting": "Sittande",
+    "lying": "Liggande",
+    # Limbs (p. 14)
+    "ok": "OK",
+    "broken": "Bruten",
+    "destroyed": "Förstörd",
+}
+
+WORDS = {
+    "alertness_bonus": _("SIN bonus (round 1)"),
+    "cp_bonus": _("KP bonus"),
+    "range": _("range malus"),
+    "attacker_down": _("attacker sitting or lying"),
+    "one_hand_two_handed": _("two-handed weapon in one hand"),
+    "firing_in_melee": _("firing in melee"),
+    "margin": _("margin"),
+    "dice_again": _("dice again"),
+    "weapon": _("weapon"),
+    "physique": "FYS",
+    "talk": _("talks"),
+    "scan": _("scans"),
+    "draw": _("draws"),
+    "ready": _("readies"),
+    "stow": _("stows"),
+    "drop": _("drops"),
+    "switch": _("switches hands"),
+    "pick_up": _("picks up"),
+    "move": _("move"),
+    "attack": _("attack"),
+    "posture": _("posture"),
+    "windup": _("windup"),
+    "reload": _("reload"),
+    "range_aim": _("distance aim"),
+    "abort_windup": _("abort windup"),
+    "other_action": _("another action"),
+    "overwatch": _("overwatch"),
+    "extended": _("extended activity"),
+    "miss": _("miss"),
+    "hidden_area": _("the area is hidden: miss"),
+    "hit": _("hit"),
+}
+
+
+@register.filter
+def term(key):
+    """The word for a code name: a game term, a property's abbreviation, or a translation."""
+    if key is None:
+        return _("no area")
+    key = str(key)
+    if key in GAME_TERMS:
+        return GAME_TERMS[key]
+    if key in TERMS:
+        return short_label(key)
+    return WORDS.get(key, key)
+
+
+@register.filter
+def pips(count):
+    """KP as pips: ●●●○ is not known here, so just filled ones."""
+    try:
+        return "●" * max(0, min(int(count), 40))
+    except (TypeError, ValueError):
+        return ""
+
+
+@register.filter
+def weapon_name(key, names):
+    return names.get(key, key) if isinstance(names, dict) else key

@@ -1,0 +1,16 @@
+from django.urls import path
+
+from combat import api, views
+
+app_name = "combat"
+urlpatterns = [
+    path("campaigns/<id:pk>/encounters/", views.encounter_list, name="list"),
+    path("encounters/<id:pk>/", views.encounter_page, name="page"),
+    path("encounters/<id:pk>/state/", views.encounter_state, name="state"),
+    path("encounters/<id:pk>/command/", views.encounter_command, name="command"),
+    path("encounters/<id:pk>/add/", views.add_combatant, name="add"),
+    path("encounters/<id:pk>/preview/", views.attack_preview, name="preview"),
+    path("api/v1/encounters/<id:pk>", api.encounter, name="api_encounter"),
+    path("api/v1/encounters/<id:pk>/commands", api.command, name="api_command"),
+    path("api/v1/encounters/<id:pk>/preview", api.preview, name="api_preview"),
+]

@@ -1,0 +1,277 @@
+"""Encounter pages: the list, the encounter itself (state, prompts, actions, GM controls),
+commands from forms, and the attack preview. Every view checks the member's right on the
+server; the engine decides what is legal.
+"""
+
+import re
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.http import Http404
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_POST
+
+from campaigns.access import get_campaign, get_membership
+from combat import services
+from combat.forms import EncounterForm
+from combat.models import Encounter, NpcTemplate
+from core.params import strict_int
+from rules.engine import engine_for
+from rules.errors import RulesError
+from table import services as table_services
+
+# Form fields that stay text whatever they look like; the rest become numbers or booleans
+# when they look like one (the engine's parser is strict about types).
+TEXT_FIELDS = {"type", "id", "name", "side", "hand", "label", "weapon", "target", "mode",
+               "posture", "area", "right", "left"}
+LIST_FIELDS = {"properties", "hidden_areas", "weapons", "armour"}
+NUMBER = re.compile(r"^-?[0-9]{1,6}(\.[0-9]{1,2})?$")
+SKIP = {"csrfmiddlewaretoken", "version", "next"}
+
+
+def encounter_for(request, pk: int, *, gm: bool = False):
+    """The encounter and the user's membership of its campaign (404 for non-members)."""
+    encounter = get_object_or_404(Encounter.objects.select_related("campaign"), pk=pk)
+    membership = get_membership(request, encounter.campaign_id, gm=gm)
+    if membership is None:
+        raise Http404
+    return encounter, membership
+
+
+def command_from_post(post) -> dict:
+    """A command dict from a form: numbers, booleans, lists and a cover per area."""
+    data: dict = {}
+    cover = {}
+    for key in post:
+        if key in SKIP:
+            continue
+        if key in LIST_FIELDS:
+            data[key] = [v for v in post.getlist(key) if v != ""]
+            continue
+        value = post.get(key, "")
+        if key.startswith("cover_"):
+            if value.strip():
+                cover[key.removeprefix("cover_")] = value
+            continue
+        if value == "" and key not in ("hand",):
+            continue
+        if key in TEXT_FIELDS:
+            data[key] = value
+        elif value in ("true", "false", "on"):
+            data[key] = value != "false"
+        elif NUMBER.match(value.strip()):
+            number = float(value)
+            data[key] = int(number) if number.is_integer() and "." not in value else number
+        else:
+            data[key] = value
+    if cover or post.get("type") == "update_combatant" and "cover_torso" in post:
+        parsed = {}
+        for area, value in cover.items():
+            if not value.strip().isdigit():
+                raise RulesError(_("Cover must be a whole number."))
+            parsed[area] = int(value)
+        data["cover"] = parsed
+    for key in ("x", "y"):  # coordinates are metres, whole or not
+        if isinstance(data.get(key), int):
+            data[key] = float(data[key])
+    return data
+
+
+def page_context(encounter, membership, **extra) -> dict:
+    engine = services.engine_of(encounter)
+    result = services.folded(encounter, engine)
+    viewer = services.viewer_for(encounter, membership)
+    state = engine.view(result.state, viewer)
+    context = {
+        "encounter": encounter,
+        "campaign": encounter.campaign,
+        "membership": membership,
+        "is_gm": membership.is_gm,
+        "state": state,
+        "state_template": f"{engine.template}/_state.html",
+        "can_undo": result.can_undo,
+        "can_redo": result.can_redo,
+        "applied": list(result.applied),
+        "house_rules": engine.house_rules(),
+        **extra,
+    }
+    if membership.is_gm:
+        items = services.catalogue(encounter.campaign_id, engine)
+        context["weapons"] = sorted(items.get("weapon", {}).values(), key=lambda w: w.name)
+        context["armour"] = sorted(items.get("armour", {}).values(), key=lambda a: a.name)
+        context["characters"] = list(encounter.campaign.characters.order_by("name"))
+        context["templates"] = list(NpcTemplate.objects.filter(campaign=encounter.campaign))
+    return context
+
+
+@login_required
+def encounter_list(request, pk: int):
+    campaign, membership = get_campaign(request, pk)
+    try:
+        engine = engine_for(campaign.rule_system)
+    except RulesError:
+        raise Http404 from None
+    form = EncounterForm(request.POST or None, house_rules=engine.house_rules())
+    if request.method == "POST":
+        if not membership.is_gm:
+            raise PermissionDenied
+        if form.is_valid():
+            try:
+                encounter = services.encounter_create(
+                    campaign=campaign,
+                    name=form.cleaned_data["name"],
+                    house_rules=form.house_rules(),
+                )
+            except RulesError as error:
+                form.add_error(None, str(error))
+            else:
+                return redirect(encounter)
+    encounters = campaign.encounters.all()
+    status = 400 if form.is_bound else 200
+    return render(
+        request,
+        "combat/list.html",
+        {"campaign": campaign, "membership": membership, "encounters": encounters, "form": form},
+        status=status,
+    )
+
+
+@login_required
+def encounter_page(request, pk: int):
+    encounter, membership = encounter_for(request, pk)
+    events, older = table_services.events_page(
+        encounter.campaign_id, before=None, is_gm=membership.is_gm
+    )
+    context = page_context(encounter, membership, rolls=events, older=older,
+                           last_seq=encounter.campaign.event_seq)
+    return render(request, "combat/encounter.html", context)
+
+
+@login_required
+@require_GET
+def encounter_state(request, pk: int):
+    encounter, membership = encounter_for(request, pk)
+    return render(request, "combat/encounter.html#state", page_context(encounter, membership))
+
+
+def answer(request, encounter, membership, *, error: str = "", status: int = 200):
+    if request.htmx:
+        context = page_context(encounter, membership, error=error)
+        return render(request, "combat/encounter.html#state", context, status=status)
+    if error:
+        messages.error(request, error)
+    return redirect(encounter)
+
+
+@login_required
+@require_POST
+def encounter_command(request, pk: int):
+    encounter, membership = encounter_for(request, pk)
+    version = strict_int(request.POST.get("version"), name="version")
+    if version is None:
+        return answer(request, encounter, membership, error=_("The form has no version."),
+                      status=400)
+    try:
+        data = command_from_post(request.POST)
+        encounter, _record, _after = services.command_run(
+            encounter_id=encounter.pk, membership=membership, data=data, version=version
+        )
+    except services.Stale:
+        encounter.refresh_from_db()
+        return answer(request, encounter, membership, status=409,
+                      error=_("The situation changed: here is how it stands now."))
+    except services.NotYours:
+        raise PermissionDenied from None
+    except RulesError as error:
+        return answer(request, encounter, membership, error=str(error), status=400)
+    return answer(request, encounter, membership)
+
+
+@login_required
+@require_POST
+def add_combatant(request, pk: int):
+    """The GM adds a campaign character, a saved NPC template or a quick stat block."""
+    encounter, membership = encounter_for(request, pk, gm=True)
+    version = strict_int(request.POST.get("version"), name="version")
+    engine = services.engine_of(encounter)
+    controller = None
+    try:
+        extra = command_from_post(request.POST)
+        source = extra.pop("source", "")
+        for key in ("character", "template", "save_template"):
+            extra.pop(key, None)
+        if source == "character":
+            character_id = strict_int(request.POST.get("character"), name="character")
+            character = get_object_or_404(encounter.campaign.characters, pk=character_id)
+            levels = character.levels()
+            load = character.load(levels)
+            derived = character.secondary(levels).as_dict() | {"movement": load["movement"]}
+            block = engine.character_block(
+                name=character.name, levels=levels | {"agility": load["agility"]}, derived=derived
+            )
+            block["character_id"] = character.pk
+            controller = character.owner_id
+        elif source == "template":
+            template_id = strict_int(request.POST.get("template"), name="template")
+            template = get_object_or_404(NpcTemplate, pk=template_id, campaign=encounter.campaign)
+            block = dict(template.block)
+        else:
+            block = {"type": "add_combatant", "npc": True}
+        skills = {k.removeprefix("skill_"): extra.pop(k) for k in list(extra)
+                  if k.startswith("skill_")}
+        if skills:
+            block["skills"] = {**block.get("skills", {}), **skills}
+        block.update({k: v for k, v in extra.items() if k != "type"})
+        block["type"] = "add_combatant"
+        if source == "block" and request.POST.get("save_template"):
+            saved = {k: v for k, v in block.items() if k not in ("x", "y")}
+            engine.parse_command(saved, **catalogue_kwargs(encounter, engine))
+            NpcTemplate.objects.create(campaign=encounter.campaign, name=block.get("name", ""),
+                                       block=saved)
+        services.command_run(encounter_id=encounter.pk, membership=membership, data=block,
+                             version=version if version is not None else -1,
+                             controller=controller)
+    except services.Stale:
+        encounter.refresh_from_db()
+        return answer(request, encounter, membership, status=409,
+                      error=_("The situation changed: here is how it stands now."))
+    except RulesError as error:
+        encounter.refresh_from_db()
+        return answer(request, encounter, membership, error=str(error), status=400)
+    encounter.refresh_from_db()
+    return answer(request, encounter, membership)
+
+
+def catalogue_kwargs(encounter, engine) -> dict:
+    items = services.catalogue(encounter.campaign_id, engine)
+    return {"weapons": items.get("weapon"), "armour": items.get("armour")}
+
+
+@login_required
+@require_GET
+def attack_preview(request, pk: int):
+    """Before an attack: its cost, exact chance to hit and damage distribution."""
+    encounter, membership = encounter_for(request, pk)
+    engine = services.engine_of(encounter)
+    state = services.folded(encounter, engine).state
+    data = {"type": "attack"}
+    for key in ("id", "target", "weapon", "mode", "area"):
+        if request.GET.get(key):
+            data[key] = request.GET[key]
+    for key in ("aim", "shots"):
+        value = request.GET.get(key, "")
+        if value.strip():
+            number = strict_int(value, name=key)
+            data[key] = number
+    try:
+        command = engine.parse_command(data)
+        preview = engine.preview(state, command, services.viewer_for(encounter, membership))
+    except RulesError as error:
+        preview = {"ok": False, "why": str(error)}
+    viewer = services.viewer_for(encounter, membership)
+    if preview.get("ok") and not viewer.is_gm and data.get("id") not in viewer.controls:
+        raise PermissionDenied
+    return render(request, "combat/aoristos/_preview.html", {"preview": preview})
+

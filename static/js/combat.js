@@ -1,0 +1,89 @@
+// The encounter page: follow the campaign's stream and refresh the encounter's panel when
+// one of its records arrives; the vigilance prompt's live chance and its countdown to the
+// offered default.
+
+(() => {
+  const log = document.getElementById("roll-log");
+
+  function panel() {
+    return document.getElementById("encounter-state");
+  }
+
+  // A record of this encounter newer than the panel: fetch the panel again (once for a
+  // burst of records: the newest request wins).
+  let pending = false;
+  function refresh() {
+    const state = panel();
+    if (!state || pending) return;
+    pending = true;
+    htmx
+      .ajax("GET", state.dataset.stateUrl, { target: "#encounter-state", swap: "outerHTML" })
+      .finally(() => {
+        pending = false;
+        const now = panel();
+        const newest = newestVersion();
+        if (now && newest > Number(now.dataset.version)) refresh();
+      });
+  }
+
+  function newestVersion() {
+    const state = panel();
+    if (!state || !log) return 0;
+    let newest = 0;
+    for (const line of log.querySelectorAll(`li.combat-record[data-encounter="${state.dataset.encounter}"]`)) {
+      newest = Math.max(newest, Number(line.dataset.version));
+    }
+    return newest;
+  }
+
+  if (log) {
+    new MutationObserver(() => {
+      const state = panel();
+      if (state && newestVersion() > Number(state.dataset.version)) refresh();
+    }).observe(log, { childList: true });
+  }
+
+  // The vigilance prompt: the attacker's chance for the properties ticked (at most three).
+  document.addEventListener("change", (event) => {
+    const form = event.target.closest(".vigilance-form");
+    if (!form) return;
+    const boxes = [...form.querySelectorAll('input[type=checkbox][name="properties"]')];
+    const ticked = boxes.filter((box) => box.checked);
+    for (const box of boxes) box.disabled = !box.checked && ticked.length >= 3;
+    const output = form.closest(".prompt").querySelector(".vigilance-chance");
+    if (!output) return;
+    const chances = JSON.parse(output.dataset.chances || "{}");
+    const key = ticked.map((box) => box.value).sort().join("+");
+    output.textContent = key in chances ? `${chances[key]} %` : "–";
+  });
+
+  // Countdowns: the target's offered default is sent when time runs out; the attacker's
+  // "use the offer" button opens then.
+  const timers = new WeakSet();
+  function startCountdowns() {
+    for (const form of document.querySelectorAll(".default-form[data-countdown]")) {
+      if (timers.has(form)) continue;
+      timers.add(form);
+      let left = Number(form.dataset.countdown);
+      const label = form.querySelector(".countdown");
+      const tick = () => {
+        if (!form.isConnected) return;
+        if (label) label.textContent = left > 0 ? `${left} s` : "";
+        if (left <= 0) {
+          if (form.hasAttribute("data-wait")) {
+            form.querySelector("button").disabled = false;
+          } else {
+            form.requestSubmit();
+          }
+          return;
+        }
+        left -= 1;
+        setTimeout(tick, 1000);
+      };
+      tick();
+    }
+  }
+  startCountdowns();
+  document.addEventListener("htmx:after:swap", startCountdowns);
+  document.addEventListener("htmx:after:settle", startCountdowns);
+})();

@@ -1,0 +1,82 @@
+import pytest
+
+from characters.models import Character
+from combat import services
+from combat.models import Encounter
+from tests.conftest import ALBERT_ATTRIBUTES
+
+
+class ScriptedDice:
+    """random.Random stand-in: randint returns the queued values in order."""
+
+    def __init__(self):
+        self.queue: list[int] = []
+
+    def randint(self, a, b):
+        value = self.queue.pop(0)
+        assert a <= value <= b
+        return value
+
+
+@pytest.fixture
+def dice(monkeypatch):
+    scripted = ScriptedDice()
+    monkeypatch.setattr(services, "rng", scripted)
+    return scripted
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    services.forget()
+    yield
+    services.forget()
+
+
+@pytest.fixture
+def albert_in_campaign(alice, campaign):
+    return Character.objects.create(
+        owner=alice, campaign=campaign, name="Albert", attributes=ALBERT_ATTRIBUTES,
+        skills={"firearms": 2, "brawling": 2, "evasion": 1},
+    )
+
+
+@pytest.fixture
+def encounter(campaign):
+    return Encounter.objects.create(campaign=campaign, name="Bakgården", system="aoristos")
+
+
+@pytest.fixture
+def membership_of():
+    def find(campaign, user):
+        return campaign.memberships.get(user=user)
+
+    return find
+
+
+@pytest.fixture
+def run(membership_of):
+    """Run a command as `user` against the encounter's current version."""
+
+    def command(encounter, user, data, **kwargs):
+        encounter.refresh_from_db()
+        membership = membership_of(encounter.campaign, user)
+        return services.command_run(encounter_id=encounter.pk, membership=membership, data=data,
+                                    version=encounter.version, **kwargs)
+
+    return command
+
+
+@pytest.fixture
+def fight(encounter, albert_in_campaign, gm, alice, run):
+    """Albert (Alice's) against a guard NPC 5 m away, set up but not started."""
+    from rules.aoristos.combat import ENGINE
+
+    block = ENGINE.character_block(name="Albert", levels=albert_in_campaign.levels(),
+                                   derived=albert_in_campaign.secondary().as_dict())
+    block.update(character_id=albert_in_campaign.pk, weapons=["pistol"], right="pistol")
+    run(encounter, gm, block, controller=alice.pk)
+    run(encounter, gm, {"type": "add_combatant", "name": "Vakten", "side": "b", "x": 5.0,
+                        "alertness": 2, "agility": 2, "physique": 3, "skills": {"evasion": 1},
+                        "weapons": ["knife"], "right": "knife"})
+    encounter.refresh_from_db()
+    return encounter

@@ -1,0 +1,212 @@
+"""Encounters through the app: the log, versions, permissions, the shared stream, undo and
+redo, restarts, and the JSON API."""
+
+import json
+
+import pytest
+from django.urls import reverse
+
+from combat import services
+from combat.models import CombatRecord, Encounter, NpcTemplate
+from table import services as table_services
+
+pytestmark = pytest.mark.django_db
+
+
+def api_post(client, encounter, command, version=None):
+    encounter.refresh_from_db()
+    body = {"version": encounter.version if version is None else version, "command": command}
+    return client.post(reverse("combat:api_command", args=[encounter.pk]),
+                       json.dumps(body), content_type="application/json")
+
+
+def started(fight, gm, run, dice):
+    dice.queue += [1, 3]  # Albert (SIN 5) acts first: stress 1B1F, the 1 counts
+    run(fight, gm, {"type": "start"})
+    fight.refresh_from_db()
+    return fight
+
+
+def test_gm_creates_an_encounter_with_house_rules(client, gm, campaign):
+    client.force_login(gm)
+    url = reverse("combat:list", args=[campaign.pk])
+    response = client.post(url, {"name": "Gränden", "house_melee_reach": "2.5"})
+    encounter = Encounter.objects.get()
+    assert response.status_code == 302
+    assert encounter.house_rules == {"movement_by_round_total": False, "melee_reach": 2.5}
+    page = client.get(url)
+    assert "Gränden" in page.content.decode()
+
+
+def test_a_player_cannot_create_an_encounter(client, alice, campaign):
+    client.force_login(alice)
+    response = client.post(reverse("combat:list", args=[campaign.pk]), {"name": "X"})
+    assert response.status_code == 403
+    assert not Encounter.objects.exists()
+
+
+def test_outsiders_get_404(client, outsider, fight):
+    client.force_login(outsider)
+    assert client.get(fight.get_absolute_url()).status_code == 404
+    assert api_post(client, fight, {"type": "start"}).status_code == 404
+
+
+def test_adding_a_character_gives_its_player_control(fight, alice):
+    albert_id = next(cid for cid, owner in fight.controllers.items() if owner == alice.pk)
+    state = services.folded(fight).state
+    albert = state.get(albert_id)
+    assert (albert.name, albert.alertness, albert.drive) == ("Albert", 5, 9)
+
+
+def test_combat_records_share_the_campaigns_sequence_with_rolls(fight, gm, run, dice, campaign):
+    from rules.aoristos import dice as hands
+
+    roll = table_services.roll_record(campaign=campaign, actor=gm, hand=hands.Hand.of(1))
+    started(fight, gm, run, dice)
+    record = CombatRecord.objects.latest("seq")
+    assert record.seq == roll.seq + 1
+    events = table_services.events_after(campaign.pk, 0, is_gm=False)
+    assert [e["seq"] for e in events] == sorted(e["seq"] for e in events)
+    assert events[-1]["kind"] == "combat"
+    assert "players" not in events[-1]
+
+
+def test_a_player_commands_their_character_but_not_the_npc(client, alice, gm, fight, run, dice):
+    fight = started(fight, gm, run, dice)
+    client.force_login(alice)
+    albert = next(cid for cid, owner in fight.controllers.items() if owner == alice.pk)
+    npc = next(c.id for c in services.folded(fight).state.combatants if c.npc)
+    response = api_post(client, fight, {"type": "scan", "id": albert})
+    assert response.status_code == 200, response.content
+    assert response.json()["version"] == fight.version + 1
+    refused = api_post(client, fight, {"type": "scan", "id": npc})
+    assert refused.status_code == 403
+    gm_only = api_post(client, fight, {"type": "end"})
+    assert gm_only.status_code == 403
+
+
+def test_a_stale_version_changes_nothing(client, alice, gm, fight, run, dice):
+    fight = started(fight, gm, run, dice)
+    client.force_login(alice)
+    albert = next(cid for cid, owner in fight.controllers.items() if owner == alice.pk)
+    count = CombatRecord.objects.count()
+    response = api_post(client, fight, {"type": "scan", "id": albert}, version=fight.version - 1)
+    assert response.status_code == 409
+    assert response.json() == {"error": "the situation changed", "version": fight.version}
+    assert CombatRecord.objects.count() == count
+
+
+def test_an_illegal_command_is_refused_with_its_reason(client, alice, gm, fight, run, dice):
+    fight = started(fight, gm, run, dice)
+    client.force_login(alice)
+    albert = next(cid for cid, owner in fight.controllers.items() if owner == alice.pk)
+    count = CombatRecord.objects.count()
+    npc = next(c.id for c in services.folded(fight).state.combatants if c.npc)
+    response = api_post(client, fight, {"type": "attack", "id": albert, "target": npc,
+                                        "weapon": "pistol", "aim": 1})
+    # 5 m away is not melee (2 m), so aim is fine; aim in melee is refused:
+    assert response.status_code == 200
+    fight.refresh_from_db()
+    client.force_login(gm)
+    again = api_post(client, fight, {"type": "move", "id": albert, "x": 0, "y": 0})
+    assert again.status_code == 400
+    assert "error" in again.json()
+    assert CombatRecord.objects.count() == count + 1
+
+
+def test_npc_numbers_stay_the_gms_in_the_log(fight, gm, alice, run, dice):
+    fight = started(fight, gm, run, dice)
+    albert = next(cid for cid, owner in fight.controllers.items() if owner == alice.pk)
+    dice.queue += [2, 5]  # the guard's stress
+    run(fight, gm, {"type": "end_activation", "id": albert})
+    record = CombatRecord.objects.latest("seq")
+    gm_view = table_services.events_after(fight.campaign_id, record.seq - 1, is_gm=True)[0]
+    player_view = table_services.events_after(fight.campaign_id, record.seq - 1, is_gm=False)[0]
+    npc_start_gm = [line for line in gm_view["lines"] if line["kind"] == "ActivationStarted"]
+    npc_start_player = [
+        line for line in player_view["lines"] if line["kind"] == "ActivationStarted"
+    ]
+    assert "loss" in npc_start_gm[0]
+    assert "loss" not in npc_start_player[0]
+    assert npc_start_player[0]["hidden"] is True
+
+
+def test_after_a_restart_the_encounter_continues_where_it_was(fight, gm, alice, run, dice):
+    fight = started(fight, gm, run, dice)
+    albert = next(cid for cid, owner in fight.controllers.items() if owner == alice.pk)
+    run(fight, alice, {"type": "move", "id": albert, "x": 1.0, "y": 0.0})
+    fight.refresh_from_db()
+    before = services.folded(fight).state
+    services.forget()  # a new process: nothing in memory
+    assert services.folded(Encounter.objects.get(pk=fight.pk)).state == before
+
+
+def test_gm_undoes_and_redoes_without_rolling_again(client, gm, alice, fight, run, dice):
+    fight = started(fight, gm, run, dice)
+    albert = next(cid for cid, owner in fight.controllers.items() if owner == alice.pk)
+    run(fight, alice, {"type": "move", "id": albert, "x": 2.0, "y": 0.0})
+    fight.refresh_from_db()
+    moved = services.folded(fight).state
+    client.force_login(alice)
+    assert api_post(client, fight, {"type": "undo", "to": fight.version - 1}).status_code == 403
+    client.force_login(gm)
+    response = api_post(client, fight, {"type": "undo", "to": fight.version - 1})
+    assert response.status_code == 200
+    fight.refresh_from_db()
+    assert services.folded(fight).state.get(albert).x == 0
+    assert api_post(client, fight, {"type": "redo"}).status_code == 200
+    fight.refresh_from_db()
+    assert services.folded(fight).state == moved
+    assert dice.queue == []  # nothing was rolled again
+    services.forget()
+    assert services.folded(fight).state == moved
+
+
+def test_pages_render_for_gm_and_player(client, gm, alice, fight, run, dice):
+    fight = started(fight, gm, run, dice)
+    for user in (gm, alice):
+        client.force_login(user)
+        page = client.get(fight.get_absolute_url())
+        assert page.status_code == 200
+        html = page.content.decode()
+        assert "Vakten" in html
+        assert ('data-testid="gm-panel"' in html) == (user == gm)
+        assert ('data-testid="your-turn"' in html)  # Albert's activation: Alice's and the GM's
+    client.force_login(alice)
+    albert = next(cid for cid, owner in fight.controllers.items() if owner == alice.pk)
+    npc = next(c.id for c in services.folded(fight).state.combatants if c.npc)
+    preview = client.get(reverse("combat:preview", args=[fight.pk]),
+                         {"id": albert, "target": npc, "weapon": "pistol", "aim": "0"})
+    assert preview.status_code == 200
+    assert 'data-testid="preview-hit"' in preview.content.decode()
+
+
+def test_form_commands_answer_the_panel(client, gm, alice, fight, run, dice):
+    fight = started(fight, gm, run, dice)
+    client.force_login(alice)
+    albert = next(cid for cid, owner in fight.controllers.items() if owner == alice.pk)
+    url = reverse("combat:command", args=[fight.pk])
+    response = client.post(url, {"version": fight.version, "type": "move", "id": albert,
+                                 "x": "1.5", "y": "0"}, HTTP_HX_REQUEST="true")
+    assert response.status_code == 200
+    stale = client.post(url, {"version": fight.version, "type": "scan", "id": albert},
+                        HTTP_HX_REQUEST="true")
+    assert stale.status_code == 409
+    assert "The situation changed" in stale.content.decode() or "Läget" in stale.content.decode()
+
+
+def test_gm_adds_an_npc_and_saves_it_as_a_template(client, gm, encounter):
+    client.force_login(gm)
+    url = reverse("combat:add", args=[encounter.pk])
+    response = client.post(url, {"version": 0, "source": "block", "name": "Hund", "side": "b",
+                                 "physique": "1", "agility": "4", "alertness": "3",
+                                 "composure": "1", "willpower": "1", "skill_brawling": "3",
+                                 "x": "4", "y": "0", "save_template": "true"})
+    assert response.status_code == 302
+    template = NpcTemplate.objects.get()
+    assert template.block["skills"]["brawling"] == 3
+    response = client.post(url, {"version": 1, "source": "template", "template": template.pk,
+                                 "name": "Hund 2", "x": "5", "y": "1"})
+    assert response.status_code == 302
+    names = [c.name for c in services.folded(Encounter.objects.get()).state.combatants]
+    assert names == ["Hund", "Hund 2"]
