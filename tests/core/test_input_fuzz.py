@@ -67,6 +67,12 @@ PARAMETER_NAMES = sorted(
         "training_months", "challenge", "psych_trauma_ok", "reason",
         # the table and the API
         "mode", "hand", "purpose", "secret", "before", "after", "tb", "st",
+        # encounters: commands from forms, the GM's add form, the attack preview
+        "version", "type", "id", "x", "y", "weapon", "aim", "shots", "area", "source",
+        "template", "side", "posture", "to", "syllables", "levels", "rounds", "default",
+        "label", "weapons", "armour", "right", "left", "hidden_areas", "cover_torso",
+        "skill_brawling", "save_template", "house_melee_reach",
+        "house_movement_by_round_total",
         # whatever comes next
         "idempotency_key",
         *rules.ATTRIBUTES,
@@ -155,7 +161,10 @@ def world(make_user, settings):
         table_services.roll_record(
             campaign=campaign, actor=gm, hand=dice.parse_hand("1B1T"), secret=secret
         )
+    encounter = fuzz_encounter(campaign, gm, alice, albert)
     ids = {
+        ("pk", "encounters"): encounter.pk,
+        ("pk", "api"): encounter.pk,
         ("pk", "characters"): albert.pk,
         ("pk", "campaigns"): campaign.pk,
         ("pk", "live"): campaign.pk,
@@ -168,6 +177,29 @@ def world(make_user, settings):
     }
     values = [str(v) for v in ids.values()] + [str(free.pk), campaign.join_code]
     return {"users": {"gm": gm, "player": alice, "anonymous": None}, "ids": ids, "values": values}
+
+
+def fuzz_encounter(campaign, gm, alice, albert):
+    """A started fight: Albert (Alice's) against an NPC, with a pending attack's prompt."""
+    from combat import services as combat_services
+    from combat.models import Encounter
+    from rules.aoristos.combat import ENGINE
+
+    encounter = Encounter.objects.create(campaign=campaign, name="Gränden", system="aoristos")
+    gm_membership = Membership.objects.get(campaign=campaign, user=gm)
+    block = ENGINE.character_block(name=albert.name, levels=albert.levels(),
+                                   derived=albert.secondary().as_dict())
+    block.update(character_id=albert.pk, weapons=["pistol"], right="pistol")
+    commands = [
+        (block, alice.pk),
+        ({"type": "add_combatant", "name": "Vakt", "side": "b", "x": 3.0,
+          "weapons": ["knife"], "right": "knife"}, None),
+        ({"type": "start"}, None),
+    ]
+    for version, (data, controller) in enumerate(commands):
+        combat_services.command_run(encounter_id=encounter.pk, membership=gm_membership,
+                                    data=data, version=version, controller=controller)
+    return encounter
 
 
 def fill(route: str, ids: dict, odd_ids: bool) -> str:

@@ -384,3 +384,107 @@ def test_refused_commands_change_nothing():
         with pytest.raises(RulesError):
             ENGINE.decide(state, command, ScriptedRng())
     assert state == before
+
+
+# Melee: what may be started, leaving it, and overwatch (p. 10-11) ---------------------------
+
+
+def melee_pair():
+    """A (RÖR 2) in melee with B (RÖR 1), 1 m apart; A acts first."""
+    state = ENGINE.new_state({})
+    state = add(state, "A", side="a", alertness=3, agility=2, composure=4, physique=3,
+                skills={"brawling": 2}, weapons=(WEAPONS["pistol"],), right="pistol")
+    state = add(state, "B", side="b", npc=True, alertness=1, agility=1, composure=4, x=1.0,
+                skills={"brawling": 3})
+    state, _ = run(state, C.StartCombat(), 1, 1)
+    return state
+
+
+def test_only_some_actions_may_be_started_in_melee_p10():
+    state = melee_pair()
+    a = state.active
+    for command in (C.Reload(a.id, "pistol"), C.SwitchHands(a.id),
+                    C.ChangePosture(a.id, "lying")):
+        with pytest.raises(RulesError, match="in melee"):
+            ENGINE.decide(state, command, ScriptedRng())
+    run(state, C.Scan(a.id))  # scanning is allowed
+    run(state, C.ChangePosture(a.id, "sitting"))  # so is sitting down
+
+
+def test_leaving_melee_safely_p10():
+    """p. 10: the mover's RÖR 2 + 6 against the foe's RÖR 1 + 1: she gets away."""
+    state = melee_pair()
+    a = state.active
+    state, events = run(state, C.Move(a.id, -3.0, 0.0), 6, 6, 1, 1)
+    tested = of(events, E.EscapeTested)
+    assert (tested.mover_total, tested.foes_total, tested.dangerous) == (2 + 6, 1 + 1, False)
+    assert state.active.x == -3.0
+
+
+def test_leaving_melee_when_the_foes_win_p10():
+    """p. 10: the foes' total is higher: the mover may abort (no refund) or go on and take
+    an immediate attack from everyone in the melee, then move."""
+    state = melee_pair()
+    a = state.active
+    cp = a.cp
+    state, events = run(state, C.Move(a.id, -3.0, 0.0), 1, 1, 6, 6)
+    assert of(events, E.EscapeTested).dangerous
+    assert state.escape is not None and state.active.x == 0  # not moved yet
+    assert state.active.cp == cp - 3  # paid: 3 m is past RÖR 2
+    with pytest.raises(RulesError, match="reaction is waiting"):
+        ENGINE.decide(state, C.Scan(a.id), ScriptedRng())
+
+    aborted, _ = run(state, C.Abort(a.id))
+    assert aborted.escape is None and aborted.active.cp == cp - 3 and aborted.active.x == 0
+
+    state, events = run(state, C.Proceed(a.id))
+    b = by_name(state, "B")
+    assert [(r.kind, r.who) for r in state.reactions] == [("free_attack", b.id)]
+    # B kicks as a passive action at the normal cost; A defends with nothing chosen.
+    state, events = run(state, C.Attack(b.id, a.id, "unarmed"))
+    assert of(events, E.AttackDeclared).passive
+    state, events = run(state, C.Vigilance(a.id, ()), 1, 1, 1, 1, 2)
+    # The kick: 1 + 1 + brawling 3 + 1 = 6 against ST 0; within 10 m B may abort. Going
+    # on: strength 6 + FYS 1 = 7, Härdighet 4: 1 damage to the right leg, a VIL test (1B2T).
+    state, events = run(state, C.Proceed(b.id), 6, 6, 6)
+    assert of(events, E.Wounded).damage == 1
+    assert of(events, E.ReactionDone).how == "attacked"
+    assert of(events, E.Moved).x == -3.0  # then she gets away
+    assert state.escape is None and not state.reactions
+    assert state.active.id == a.id
+
+
+def test_overwatch_calls_a_reflex_attack_or_a_sin_test_p11():
+    state = ENGINE.new_state({})
+    state = add(state, "Vakt", side="a", alertness=3, agility=2, composure=3,
+                skills={"firearms": 2}, weapons=(WEAPONS["pistol"],), right="pistol")
+    state = add(state, "Smygare", side="b", alertness=1, agility=2, composure=4, x=10.0)
+    state, _ = run(state, C.StartCombat(), 1, 1)
+    guard = state.active
+    state, events = run(state, C.Overwatch(guard.id, 6.0, 0.0), 1, 1)
+    assert by_name(state, "Vakt").overwatch == (6.0, 0.0)
+    sneak = state.active
+    state, events = run(state, C.Move(sneak.id, 6.5, 0.0))
+    assert [(r.kind, r.who) for r in state.reactions] == [("overwatch", guard.id)]
+    with pytest.raises(RulesError, match="no aim"):
+        ENGINE.decide(state, C.Attack(guard.id, sneak.id, "pistol", aim=1), ScriptedRng())
+    # A voluntary SIN test to hold fire: SIN 3 + 2 = 5 < 6 fails: the guard must shoot.
+    failed, events = run(state, C.Pass(guard.id), 2, 4)
+    assert failed.reactions[0].must
+    with pytest.raises(RulesError, match="must attack"):
+        ENGINE.decide(failed, C.Pass(guard.id), ScriptedRng())
+    held, events = run(state, C.Pass(guard.id), 4, 6)
+    assert not held.reactions and by_name(held, "Vakt").overwatch is None
+
+
+def test_scanning_breaks_overwatch_p11():
+    state = ENGINE.new_state({})
+    state = add(state, "Vakt", side="a", alertness=3, composure=3,
+                weapons=(WEAPONS["pistol"],), right="pistol")
+    state = add(state, "Annan", side="b", alertness=1, x=20.0)
+    state, _ = run(state, C.StartCombat(), 1, 1)
+    guard = state.active.id
+    state, _ = run(state, C.Overwatch(guard, 6.0, 0.0), 1, 1)
+    state, _ = run(state, C.EndActivation(state.active.id), 1, 1)
+    state, _ = run(state, C.Scan(guard))
+    assert by_name(state, "Vakt").overwatch is None

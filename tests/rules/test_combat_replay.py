@@ -50,6 +50,15 @@ def candidates(state, choose: random.Random) -> list:
     """Commands worth trying now (some may still be refused)."""
     if not state.round:
         return [C.StartCombat()]
+    if state.reactions and state.attack is None:
+        reaction = state.reactions[0]
+        who = state.get(reaction.who)
+        return [C.Pass(who.id)] + [
+            C.Attack(who.id, reaction.target, key, aim=choose.randint(0, 1))
+            for key in (*who.held, "unarmed")
+        ]
+    if state.escape is not None and not state.escape.decided and state.attack is None:
+        return [C.Proceed(state.escape.mover), C.Abort(state.escape.mover)]
     attack = state.attack
     if attack is not None:
         if attack.stage == "vigilance":
@@ -70,6 +79,9 @@ def candidates(state, choose: random.Random) -> list:
                 out.append(C.Attack(active.id, foe.id, key, aim=choose.randint(0, 1)))
     out.append(C.Move(active.id, round(active.x + choose.uniform(-4, 4), 1),
                       round(active.y + choose.uniform(-4, 4), 1)))
+    foe = choose.choice(state.combatants)
+    out.append(C.Move(active.id, foe.x + 1.0, foe.y))  # into melee, and later out of it
+    out.append(C.Overwatch(active.id, foe.x, foe.y))
     out.append(C.Hazard(choose.choice(state.combatants).id, "1B", choose.choice(
         ["torso", "right_arm", "left_leg", "head", None])))
     return out

@@ -44,7 +44,8 @@ class AoristosCombat:
     template = "combat/aoristos"
     event_types = {**events.EVENT_TYPES, **commands.COMMAND_TYPES, **{
         cls.__name__: cls
-        for cls in (state.Combatant, state.Extended, gear.Weapon, gear.Armour)
+        for cls in (state.Combatant, state.Extended, state.Reaction, state.Escape,
+                    gear.Weapon, gear.Armour)
     }}
 
     def house_rules(self):

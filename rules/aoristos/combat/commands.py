@@ -237,6 +237,14 @@ class Abort:
 
 
 @dataclass(frozen=True)
+class Pass:
+    """Let a reaction go (p. 10-11): no free attack on the one leaving melee; on overwatch,
+    the voluntary SIN test to hold fire."""
+
+    id: str
+
+
+@dataclass(frozen=True)
 class Continue:
     """Pay on an extended activity (p. 6)."""
 
@@ -277,6 +285,7 @@ COMMANDS: dict[str, type] = {
     "vigilance": Vigilance,
     "proceed": Proceed,
     "abort": Abort,
+    "pass": Pass,
     "continue": Continue,
     "end_activation": EndActivation,
 }

@@ -18,8 +18,10 @@ from rules.aoristos.combat.state import (
     UNARMED,
     Combatant,
     Encounter,
+    Escape,
     Extended,
     PendingAttack,
+    Reaction,
     pairs_get,
     pairs_set,
 )
@@ -80,6 +82,8 @@ def require_active(state: Encounter, cid: str) -> Combatant:
         refuse("the fight has not started", "not_started")
     if state.attack is not None:
         refuse("an attack is waiting to be resolved first", "attack_pending")
+    if state.reactions or state.escape is not None:
+        refuse("a reaction is waiting to be answered first", "reaction_pending")
     c = combatant(state, cid)
     active = state.active
     if active is None or active.id != cid:
@@ -90,6 +94,13 @@ def require_active(state: Encounter, cid: str) -> Combatant:
 def require_gm_setup(state: Encounter) -> None:
     if state.ended:
         refuse("the encounter has ended", "ended")
+
+
+def not_in_melee(state: Encounter, c: Combatant, what: str) -> None:
+    """p. 10: in melee only drawing or picking up, sitting or standing up, talking,
+    throwing, scanning, stowing (at extra cost), attacking and moving may be started."""
+    if in_melee(state, c):
+        refuse(f"{what} cannot be started in melee (p. 10)", "in_melee")
 
 
 # Costs ------------------------------------------------------------------------------------
@@ -364,7 +375,54 @@ def decide(state: Encounter, command, rng) -> tuple:
     handler = HANDLERS.get(type(command))
     if handler is None:
         refuse(f"unknown command {type(command).__name__}", "unknown_command")
-    return tuple(handler(state, command, rng))
+    events = list(handler(state, command, rng))
+    after = state
+    for event in events:
+        after = evolve(after, event)
+    return tuple(events + settle(after, rng))
+
+
+def settle(state: Encounter, rng) -> list:
+    """What follows by itself once a command's events are in: a passive attack that ended
+    closes its reaction; a reaction nobody can take lapses; an escape whose free attacks
+    are done completes its move (p. 10-11)."""
+    out = []
+    for _ in range(50):
+        event = next_settlement(state, rng)
+        if event is None:
+            return out
+        events = event if isinstance(event, list) else [event]
+        for one in events:
+            state = evolve(state, one)
+        out += events
+    return out
+
+
+def next_settlement(state: Encounter, rng):
+    if state.attack is not None:
+        return None
+    if state.reactions:
+        reaction = state.reactions[0]
+        who = state.get(reaction.who)
+        target = state.get(reaction.target)
+        if who is not None and who.reacting:
+            return E.ReactionDone(who.id, "attacked")
+        if who is None or not who.acts or target is None or not target.alive or who.cp < 1:
+            return E.ReactionDone(reaction.who, "cannot")
+        if reaction.kind == "overwatch" and not any(
+            (w := who.weapon(k)) and w.ranged and (not needs_ammo(w) or who.rounds(k))
+            for k in who.held
+        ):
+            return E.ReactionDone(reaction.who, "cannot")
+        return None
+    escape = state.escape
+    if escape is not None and escape.decided:
+        mover = state.get(escape.mover)
+        if mover is None or not mover.acts:
+            return E.EscapeDecided(escape.mover, False)
+        moved = E.Moved(mover.id, escape.x, escape.y, escape.distance, 0)
+        return [moved, *watch_triggers(evolve(state, moved), mover.id)]
+    return None
 
 
 def actor_of(state: Encounter, command) -> str | None:
@@ -560,10 +618,10 @@ def pay(state: Encounter, c: Combatant, cost: int, label: str, command, done) ->
 
 def _move(state: Encounter, cmd: C.Move, rng):
     c = require_active(state, cmd.id)
-    return move_events(state, c, cmd)
+    return move_events(state, c, cmd, rng)
 
 
-def move_events(state: Encounter, c: Combatant, cmd: C.Move, prepaid: bool = False):
+def move_events(state: Encounter, c: Combatant, cmd: C.Move, rng, prepaid: bool = False):
     metres = round(math.hypot(cmd.x - c.x, cmd.y - c.y), 2)
     if metres <= 0:
         refuse("that is where they already are", "no_move")
@@ -584,11 +642,86 @@ def move_events(state: Encounter, c: Combatant, cmd: C.Move, prepaid: bool = Fal
             "too_far",
             limit=limit,
         )
+    escaping = leaving_melee(state, c, cmd.x, cmd.y)
+
+    def done():
+        paid = 0 if prepaid else cost
+        before = []
+        if escaping:
+            tested = escape_test(state, c, escaping, cmd.x, cmd.y, metres, paid, rng)
+            if tested.dangerous:
+                return [tested]
+            before, paid = [tested], 0
+        moved = E.Moved(c.id, cmd.x, cmd.y, metres, paid)
+        after = state
+        for event in (*before, moved):
+            after = evolve(after, event)
+        return [*before, moved, *watch_triggers(after, c.id)]
+
     if prepaid:
-        return [E.Moved(c.id, cmd.x, cmd.y, metres, 0)]
-    return pay(
-        state, c, cost, "move", cmd, lambda: [E.Moved(c.id, cmd.x, cmd.y, metres, cost)]
+        return done()
+    return pay(state, c, cost, "move", cmd, done)
+
+
+def leaving_melee(state: Encounter, c: Combatant, x: float, y: float) -> list[Combatant]:
+    """The foes in melee with `c` when a move takes `c` out of reach of any of them."""
+    reach = state.house.melee_reach
+    near = [o for o in foes(state, c) if distance(c, o) <= reach]
+    if any(math.hypot(o.x - x, o.y - y) > reach for o in near):
+        return near
+    return []
+
+
+def escape_test(state, c, near, x, y, metres, cost, rng) -> E.EscapeTested:
+    """p. 10: an opposed RÖR test; the mover's side sums all its RÖR in the fight, +2 per
+    ally; the foes sum theirs. Only the representatives' F/T apply: the mover, and the
+    foes' most agile."""
+    reach = state.house.melee_reach
+    allies = [
+        a for a in state.combatants
+        if a.side == c.side and a.id != c.id and a.acts
+        and any(distance(a, o) <= reach for o in near)
+    ]
+    mover_base = c.agility + sum(a.agility + 2 for a in allies)
+    foes_base = sum(o.agility for o in near)
+    representative = max(near, key=lambda o: o.agility)
+    mover_roll = roll(test_hand(nerve_shock=c.nerve_shock), rng, Purpose.TEST)
+    foes_roll = roll(test_hand(nerve_shock=representative.nerve_shock), rng, Purpose.TEST)
+    mover_total = mover_base + mover_roll.result
+    foes_total = foes_base + foes_roll.result
+    return E.EscapeTested(
+        mover=c.id,
+        foes=tuple(o.id for o in near),
+        allies=tuple(a.id for a in allies),
+        mover_base=mover_base,
+        mover_dice=mover_roll.dice,
+        mover_total=mover_total,
+        foes_base=foes_base,
+        foes_dice=foes_roll.dice,
+        foes_total=foes_total,
+        dangerous=foes_total > mover_total,
+        x=x,
+        y=y,
+        distance=metres,
+        cost=cost,
     )
+
+
+def watch_triggers(state: Encounter, mover_id: str) -> list:
+    """p. 11: someone showing up in a watched sphere (4 m across) calls the watcher's
+    reflex attack."""
+    mover = combatant(state, mover_id)
+    out = []
+    for watcher in state.combatants:
+        if (
+            watcher.overwatch is not None
+            and watcher.side != mover.side
+            and watcher.acts
+            and math.hypot(mover.x - watcher.overwatch[0], mover.y - watcher.overwatch[1]) <= 2
+            and not any(r.who == watcher.id for r in state.reactions)
+        ):
+            out.append(E.ReactionCalled("overwatch", watcher.id, mover.id))
+    return out
 
 
 def passive_or_active(state: Encounter, cid: str) -> tuple[Combatant, bool]:
@@ -611,6 +744,8 @@ def _posture(state: Encounter, cmd: C.ChangePosture, rng):
         refuse(f"{c.name} is already {c.posture}", "same_posture")
     if cmd.posture == "standing" and not legs_ok(c):
         refuse(f"{c.name} cannot stand on a broken leg", "broken_leg")
+    if cmd.posture == "lying":
+        not_in_melee(state, c, "Lying down")
     cost = posture_cost(c.posture, cmd.posture)
     event = E.PostureChanged(c.id, cmd.posture, cost)
     if passive:
@@ -679,6 +814,7 @@ def _draw(state: Encounter, cmd: C.Draw, rng):
 
 def _ready(state: Encounter, cmd: C.Ready, rng):
     c = require_active(state, cmd.id)
+    not_in_melee(state, c, "Readying a weapon")
     weapon = c.weapon(cmd.weapon)
     if weapon is None or weapon is UNARMED or cmd.weapon in c.held:
         refuse(f"{c.name} has no {cmd.weapon!r} to ready", "no_weapon")
@@ -710,6 +846,7 @@ def _drop(state: Encounter, cmd: C.Drop, rng):
 
 def _switch(state: Encounter, cmd: C.SwitchHands, rng):
     c = require_active(state, cmd.id)
+    not_in_melee(state, c, "Switching hands")
     if c.right == c.left:
         refuse("nothing to move between hands", "nothing")
     for hand in ("right", "left"):
@@ -740,6 +877,8 @@ def _windup(state: Encounter, cmd: C.Windup, rng):
         refuse(f"{c.name} must hold {cmd.weapon!r} to wind it up", "not_held")
     if not weapon.windup:
         refuse(f"{weapon.name} has no windup (UL)", "no_windup")
+    if not weapon.thrown:
+        not_in_melee(state, c, "Winding up")
     if c.wound_up == weapon.key:
         refuse(f"{weapon.name} is already wound up", "wound_up")
     event = E.WoundUp(c.id, weapon.key, weapon.windup)
@@ -756,6 +895,7 @@ def _abort_windup(state: Encounter, cmd: C.AbortWindup, rng):
 
 def _reload(state: Encounter, cmd: C.Reload, rng):
     c = require_active(state, cmd.id)
+    not_in_melee(state, c, "Reloading")
     weapon = c.weapon(cmd.weapon)
     if weapon is None or not needs_ammo(weapon):
         refuse(f"{cmd.weapon!r} is not reloaded", "no_reload")
@@ -780,6 +920,7 @@ def _reload(state: Encounter, cmd: C.Reload, rng):
 
 def _range_aim(state: Encounter, cmd: C.RangeAim, rng):
     c = require_active(state, cmd.id)
+    not_in_melee(state, c, "Distance aim")
     target = combatant(state, cmd.target)
     held = [w for k in c.held if (w := c.weapon(k)) and (w.ranged or w.thrown)]
     if not held:
@@ -803,6 +944,7 @@ def _range_aim(state: Encounter, cmd: C.RangeAim, rng):
 
 def _overwatch(state: Encounter, cmd: C.Overwatch, rng):
     c = require_active(state, cmd.id)
+    not_in_melee(state, c, "Overwatch")
     if not any((w := c.weapon(k)) and w.ranged for k in c.held):
         refuse(f"{c.name} must be ready to shoot to keep watch (p. 11)", "no_ranged")
     if c.cp < 1:
@@ -830,7 +972,7 @@ def _continue(state: Encounter, cmd: C.Continue, rng):
 def complete(state: Encounter, c: Combatant, command, rng) -> list:
     """The effect of a paid-up extended activity."""
     if isinstance(command, C.Move):
-        return move_events(state, c, command, prepaid=True)
+        return move_events(state, c, command, rng, prepaid=True)
     if isinstance(command, C.Attack):
         return declare_attack(state, c, command, rng, prepaid=True)
     # Everything else: decide it again with the KP restored, then take the KP back out.
@@ -852,8 +994,42 @@ def _end_activation(state: Encounter, cmd: C.EndActivation, rng):
 
 
 def _attack(state: Encounter, cmd: C.Attack, rng):
+    if state.reactions and state.reactions[0].who == cmd.id and state.attack is None:
+        return passive_attack(state, cmd, rng)
     c = require_active(state, cmd.id)
     return declare_attack(state, c, cmd, rng)
+
+
+def passive_attack(state: Encounter, cmd: C.Attack, rng):
+    """A reaction's attack (p. 10-11): at the normal cost, paid in full now; aim allowed
+    against one leaving melee, never on overwatch."""
+    reaction = state.reactions[0]
+    c = combatant(state, cmd.id)
+    if cmd.target != reaction.target:
+        refuse(f"the reaction is against {combatant(state, reaction.target).name}", "target")
+    if reaction.kind == "overwatch" and cmd.aim:
+        refuse("an overwatch attack is a reflex: no aim (p. 11)", "aim_overwatch")
+    plan = attack_plan(state, c, cmd)
+    if plan["cost"] > c.cp:
+        refuse(f"{c.name} has {c.cp} KP; the attack costs {plan['cost']}", "no_cp")
+    return declare_attack(state, c, cmd, rng, passive=True)
+
+
+def _pass(state: Encounter, cmd: C.Pass, rng):
+    if not state.reactions or state.reactions[0].who != cmd.id or state.attack is not None:
+        refuse("no reaction waits for this combatant", "no_reaction")
+    reaction = state.reactions[0]
+    c = combatant(state, cmd.id)
+    if reaction.kind == "free_attack":
+        return [E.ReactionDone(c.id, "passed")]
+    if reaction.must:
+        refuse(f"{c.name} failed to hold fire and must attack (p. 11)", "must_attack")
+    # p. 11: a voluntary SIN test to stop oneself.
+    rolled = roll(test_hand(nerve_shock=c.nerve_shock), rng, Purpose.TEST)
+    total = c.alertness + rolled.result
+    ok = total >= PAIN_THRESHOLD
+    return [E.ReactionDone(c.id, "held" if ok else "must_attack",
+                           (rolled.dice, total, PAIN_THRESHOLD, ok))]
 
 
 def attack_plan(state: Encounter, c: Combatant, cmd: C.Attack) -> dict:
@@ -914,7 +1090,9 @@ def attack_plan(state: Encounter, c: Combatant, cmd: C.Attack) -> dict:
     }
 
 
-def declare_attack(state: Encounter, c: Combatant, cmd: C.Attack, rng, prepaid=False):
+def declare_attack(
+    state: Encounter, c: Combatant, cmd: C.Attack, rng, prepaid=False, passive=False
+):
     plan = attack_plan(state, c, cmd)
     target, weapon = plan["target"], plan["weapon"]
     declared = E.AttackDeclared(
@@ -926,6 +1104,7 @@ def declare_attack(state: Encounter, c: Combatant, cmd: C.Attack, rng, prepaid=F
         auto=plan["mode"].auto,
         called_area=cmd.area,
         cost=0 if prepaid else plan["cost"],
+        passive=passive,
         melee=plan["melee"],
         distance=round(plan["distance"], 2),
     )
@@ -944,7 +1123,7 @@ def declare_attack(state: Encounter, c: Combatant, cmd: C.Attack, rng, prepaid=F
             out += roll_attack(after, pending, (), rng)
         return out
 
-    if prepaid:
+    if prepaid or passive:
         return done()
     return pay(state, c, plan["cost"], "attack", cmd, done)
 
@@ -1040,7 +1219,26 @@ def roll_attack(state: Encounter, attack: PendingAttack, chosen: tuple, rng) -> 
     return out
 
 
+def _escape_decision(state: Encounter, cmd, go_on: bool):
+    escape = state.escape
+    if escape is None or escape.decided or escape.mover != cmd.id or state.attack is not None:
+        return None
+    out = [E.EscapeDecided(cmd.id, go_on)]
+    if go_on:  # p. 10: everyone in the melee gets an immediate attack at her first
+        mover = combatant(state, cmd.id)
+        order = {cid: i for i, cid in enumerate(state.order)}
+        near = sorted(
+            (o for o in foes(state, mover) if distance(mover, o) <= state.house.melee_reach),
+            key=lambda o: order.get(o.id, 99),
+        )
+        out += [E.ReactionCalled("free_attack", o.id, mover.id) for o in near]
+    return out
+
+
 def _proceed(state: Encounter, cmd: C.Proceed, rng):
+    decided = _escape_decision(state, cmd, True)
+    if decided is not None:
+        return decided
     attack = state.attack
     if attack is None or attack.stage != "abort" or attack.attacker != cmd.id:
         refuse("no attack waits for this decision", "no_attack")
@@ -1048,6 +1246,9 @@ def _proceed(state: Encounter, cmd: C.Proceed, rng):
 
 
 def _abort(state: Encounter, cmd: C.Abort, rng):
+    decided = _escape_decision(state, cmd, False)
+    if decided is not None:
+        return decided
     attack = state.attack
     if attack is None or attack.stage != "abort" or attack.attacker != cmd.id:
         refuse("no attack waits for this decision", "no_attack")
@@ -1175,6 +1376,7 @@ HANDLERS = {
     C.Abort: _abort,
     C.Continue: _continue,
     C.EndActivation: _end_activation,
+    C.Pass: _pass,
 }
 
 
@@ -1236,6 +1438,8 @@ def evolve(state: Encounter, event) -> Encounter:
             "moved": round(c.moved + event.distance, 2),
             "moved_since_activation": True,
         }
+        if state.escape is not None and state.escape.mover == event.id:
+            state = replace(state, escape=None)
         return spend(state, event.id, event.cost, **changes)
     if kind is E.KpSpent:
         changes = {"overwatch": None} if event.action == "scan" else {}
@@ -1278,6 +1482,8 @@ def evolve(state: Encounter, event) -> Encounter:
         return state.put(c.with_(extended=None))
     if kind is E.AttackDeclared:
         state = spend(state, event.attacker, event.cost)
+        if event.passive:
+            state = state.put(combatant(state, event.attacker).with_(reacting=True))
         pending = PendingAttack(
             attacker=event.attacker,
             target=event.target,
@@ -1362,6 +1568,27 @@ def evolve(state: Encounter, event) -> Encounter:
                 cp=event.cp,
             )
         )
+    if kind is E.EscapeTested:
+        state = spend(state, event.mover, event.cost)
+        if not event.dangerous:
+            return state
+        return replace(state, escape=Escape(event.mover, event.x, event.y, event.distance))
+    if kind is E.EscapeDecided:
+        if not event.go_on:
+            return replace(state, escape=None)
+        return replace(state, escape=replace(state.escape, decided=True))
+    if kind is E.ReactionCalled:
+        reaction = Reaction(event.kind, event.who, event.target)
+        return replace(state, reactions=(*state.reactions, reaction))
+    if kind is E.ReactionDone:
+        reaction = state.reactions[0]
+        if event.how == "must_attack":
+            return replace(state, reactions=(replace(reaction, must=True), *state.reactions[1:]))
+        c = combatant(state, event.who)
+        changes = {"reacting": False}
+        if reaction.kind == "overwatch":
+            changes["overwatch"] = None  # p. 11: once
+        return replace(state.put(c.with_(**changes)), reactions=state.reactions[1:])
     if kind is E.Woke:
         return state.put(combatant(state, event.id).with_(conscious=True))
     if kind is E.EncounterEnded:

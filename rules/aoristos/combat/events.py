@@ -246,6 +246,49 @@ class Wounded:
 
 
 @dataclass(frozen=True)
+class EscapeTested:
+    """Leaving melee (p. 10): the mover's side sums its RÖR, +2 per ally; the foes sum
+    theirs; each side's representative rolls. The foes higher: dangerous."""
+
+    mover: str
+    foes: tuple[str, ...]
+    allies: tuple[str, ...]
+    mover_base: int
+    mover_dice: tuple[int, ...]
+    mover_total: int
+    foes_base: int
+    foes_dice: tuple[int, ...]
+    foes_total: int
+    dangerous: bool
+    x: float
+    y: float
+    distance: float
+    cost: int
+
+
+@dataclass(frozen=True)
+class EscapeDecided:
+    mover: str
+    go_on: bool
+
+
+@dataclass(frozen=True)
+class ReactionCalled:
+    kind: str
+    who: str
+    target: str
+
+
+@dataclass(frozen=True)
+class ReactionDone:
+    """A reaction answered: attacked, let pass, or held fire with a SIN test."""
+
+    who: str
+    how: str  # "attacked", "passed", "held", "must_attack", "cannot"
+    test: tuple[tuple[int, ...], int, int, bool] | None = None
+
+
+@dataclass(frozen=True)
 class ActivationEnded:
     """p. 6, 13: left-over KP become the vigilance bonus, nervchock falls by VIL (not
     below its lasting degrees), KP = Handlingskraft − nervchock."""
@@ -294,6 +337,10 @@ EVENT_TYPES = {
         AttackResolved,
         Wounded,
         ActivationEnded,
+        EscapeTested,
+        EscapeDecided,
+        ReactionCalled,
+        ReactionDone,
         Woke,
         EncounterEnded,
     )

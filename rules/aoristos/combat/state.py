@@ -107,6 +107,7 @@ class Combatant:
     range_aim: int = 0
     range_aim_target: str | None = None
     overwatch: tuple[float, float] | None = None
+    reacting: bool = False  # its reaction's attack is under way
     extended: Extended | None = None
     initiative: int = 0
     surprise_roll: tuple[int, ...] = ()
@@ -179,6 +180,34 @@ class PendingAttack:
 
 
 @dataclass(frozen=True)
+class Reaction:
+    """A passive action the rules call for now, waiting for `who` (p. 10-11):
+
+    * "free_attack": a foe in melee may attack `target`, who is leaving it (normal cost,
+      aim allowed), or let it pass;
+    * "overwatch": `who` must attack `target`, who showed up in the watched sphere
+      (normal cost, no aim), unless a voluntary SIN test lets them hold fire (`must`
+      once that test failed)."""
+
+    kind: str
+    who: str
+    target: str
+    must: bool = False
+
+
+@dataclass(frozen=True)
+class Escape:
+    """A move out of melee that lost the opposed RÖR test (p. 10): the mover goes on (the
+    foes' free attacks first, then the move) or aborts without a refund."""
+
+    mover: str
+    x: float
+    y: float
+    distance: float
+    decided: bool = False
+
+
+@dataclass(frozen=True)
 class Encounter:
     name: str = ""
     house: HouseRules = field(default_factory=HouseRules)
@@ -188,6 +217,8 @@ class Encounter:
     order: tuple[str, ...] = ()
     turn: int = -1  # index in `order` of the active combatant
     attack: PendingAttack | None = None
+    reactions: tuple[Reaction, ...] = ()
+    escape: Escape | None = None
     ended: bool = False
     next_id: int = 1
 
@@ -196,6 +227,12 @@ class Encounter:
             if combatant.id == cid:
                 return combatant
         return None
+
+    @property
+    def waiting(self) -> bool:
+        """Something must be answered before anyone acts on: an attack, a reaction, an
+        escape from melee."""
+        return self.attack is not None or bool(self.reactions) or self.escape is not None
 
     @property
     def active(self) -> Combatant | None:

@@ -128,7 +128,7 @@ def view(state: Encounter, viewer: Viewer) -> dict:
         "prompts": prompts(state, viewer),
         "actions": [],
     }
-    if active is not None and state.attack is None and (
+    if active is not None and not state.waiting and (
         viewer.is_gm or active.id in viewer.controls
     ):
         data["actions"] = actions(state, active)
@@ -195,12 +195,32 @@ def vigilance_prompt(state: Encounter, attack: PendingAttack) -> dict:
 
 def prompts(state: Encounter, viewer: Viewer) -> list[dict]:
     attack = state.attack
-    if attack is None:
-        return []
-    if attack.stage == "vigilance":
+    if attack is not None and attack.stage == "vigilance":
         prompt = vigilance_prompt(state, attack)
-    else:
+    elif attack is not None:
         prompt = {"kind": "abort", "for": attack.attacker, "area": attack.roll.area}
+    elif state.reactions:
+        reaction = state.reactions[0]
+        who = state.get(reaction.who)
+        target = state.get(reaction.target)
+        prompt = {
+            "kind": reaction.kind,
+            "for": who.id,
+            "who": who.name,
+            "target": target.id,
+            "target_name": target.name,
+            "must": reaction.must,
+            "aim_allowed": reaction.kind == "free_attack",
+            "weapons": [
+                {"key": k, "name": (who.weapon(k) or UNARMED).name} for k in who.held
+            ] + [{"key": "unarmed", "name": UNARMED.name}],
+            "cp": who.cp,
+        }
+    elif state.escape is not None and not state.escape.decided:
+        mover = state.get(state.escape.mover)
+        prompt = {"kind": "escape", "for": mover.id, "who": mover.name}
+    else:
+        return []
     prompt["mine"] = viewer.is_gm and state.get(prompt["for"]).npc or prompt["for"] in (
         viewer.controls
     )
@@ -366,10 +386,13 @@ def describe(state: Encounter, events, viewer: Viewer) -> list[dict]:
         names = {}
         if kind == "CombatStarted":
             names["order_names"] = [state.get(cid).name for cid in event.order]
-        for field in ("id", "attacker", "target"):
-            if field in data and (who := state.get(data[field])) is not None:
+        for field in ("id", "attacker", "target", "mover", "who"):
+            if isinstance(data.get(field), str) and (who := state.get(data[field])) is not None:
                 names[f"{field}_name"] = who.name
-        subject = state.get(data.get("id") or data.get("attacker") or data.get("target") or "")
+        subject = state.get(
+            data.get("id") or data.get("attacker") or data.get("mover") or data.get("who")
+            or data.get("target") or ""
+        )
         if isinstance(data.get("weapon"), str) and subject is not None:
             names["weapon_name"] = (subject.weapon(data["weapon"]) or UNARMED).name
         for key in ("dropped",):
@@ -405,4 +428,5 @@ PRIVATE = {
     "Wounded": ("damage", "nerve_shock", "bleed_rate", "organ_trauma", "survival",
                 "vil_tests"),
     "VigilanceChosen": ("parts", "properties"),
+    "EscapeTested": ("mover_base", "foes_base", "cost"),
 }
