@@ -1,3 +1,5 @@
+from decimal import Decimal
+
 from django import forms
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
@@ -165,10 +167,55 @@ class OddsForm(forms.Form):
 
 
 class ItemForm(forms.ModelForm):
+    """An item by hand, or from the catalogue of the character's campaign (weapons and
+    armour the combat engine reads): then name and FP may be left empty and come from the
+    catalogue (a weapon loaded: VV + MV, p. 5)."""
+
     class Meta:
         model = Item
-        fields = ("name", "bulk", "quantity")
+        fields = ("catalogue", "name", "bulk", "quantity")
         widgets = {
             "bulk": forms.NumberInput(attrs={"step": "0.5", "inputmode": "decimal"}),
             "quantity": forms.NumberInput(attrs={"inputmode": "numeric"}),
         }
+
+    def __init__(self, *args, catalogue=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.entries = catalogue or {}
+        choices = [("", "–")]
+        for kind, heading in (("weapon", _("Weapons")), ("armour", _("Armour and shields"))):
+            group = [
+                (f"{kind}:{key}", item.name)
+                for key, item in sorted(self.entries.get(kind, {}).items(),
+                                        key=lambda pair: pair[1].name)
+            ]
+            if group:
+                choices.append((heading, group))
+        self.fields["catalogue"] = forms.ChoiceField(
+            label=_("From the catalogue"), choices=choices, required=False
+        )
+        self.fields["name"].required = False
+        self.fields["bulk"].required = False
+
+    def clean(self):
+        data = super().clean()
+        chosen = data.get("catalogue") or ""
+        entry = None
+        if chosen:
+            kind, _sep, key = chosen.partition(":")
+            entry = self.entries.get(kind, {}).get(key)
+        if entry is not None:
+            if not data.get("name"):
+                data["name"] = entry.name
+            if data.get("bulk") is None:
+                bulk = getattr(entry, "weapon_bulk", None)
+                if bulk is None:
+                    bulk = entry.bulk
+                else:
+                    bulk += entry.magazine_bulk
+                data["bulk"] = Decimal(str(round(bulk, 1)))
+        if not data.get("name"):
+            self.add_error("name", _("Name the item, or choose it from the catalogue."))
+        if data.get("bulk") is None and "bulk" not in self.errors:
+            data["bulk"] = Decimal("1")
+        return data

@@ -198,6 +198,9 @@ class Item(models.Model):
     quantity = models.PositiveSmallIntegerField(
         _("Number"), default=1, validators=[MinValueValidator(1), MaxValueValidator(999)]
     )
+    # "weapon:<key>" or "armour:<key>" of the campaign's catalogue (combat.services): the
+    # character carries it into encounters.
+    catalogue = models.CharField(_("From the catalogue"), max_length=60, blank=True)
 
     class Meta:
         ordering = ["pk"]

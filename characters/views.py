@@ -228,6 +228,13 @@ def character_sheet(request, pk: int):
     return render(request, template, context)
 
 
+def item_catalogue(character: Character) -> dict:
+    """The weapons and armour a character can take from its campaign's catalogue."""
+    from combat.services import character_catalogue  # combat builds on characters
+
+    return character_catalogue(character)
+
+
 def sheet_context(character: Character, access: Access, *, odds_query=None, item_form=None):
     """The sheet. With roll rights (the owner, or the GM of the character's campaign, at
     that campaign's table) the test helper becomes the roller: tap properties, see the
@@ -254,7 +261,8 @@ def sheet_context(character: Character, access: Access, *, odds_query=None, item
         "odds": odds,
         "items": character.items.all(),
         "load": load,
-        "item_form": item_form or ItemForm(),
+        "item_form": item_form
+        or ItemForm(catalogue=item_catalogue(character) if access >= Access.EDIT else None),
     }
     if can_roll:
         from table.sheet import roller_context  # table.sheet renders this page too
@@ -268,7 +276,9 @@ def sheet_context(character: Character, access: Access, *, odds_query=None, item
 def item_add(request, pk: int):
     """Add equipment from the sheet; htmx swaps the equipment section, others reload."""
     character, access = get_character(request, pk, Access.EDIT)
-    form = ItemForm(request.POST, instance=Item(character=character))
+    form = ItemForm(
+        request.POST, instance=Item(character=character), catalogue=item_catalogue(character)
+    )
     if form.is_valid():
         form.save()
         if not request.htmx:

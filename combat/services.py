@@ -122,6 +122,32 @@ def catalogue(campaign_id: int, engine) -> dict[str, dict]:
     return items
 
 
+def character_catalogue(character) -> dict[str, dict]:
+    """The catalogue a character's equipment is chosen from: its campaign's, or the
+    starter catalogue of the default rule system for a character in no campaign."""
+    if character.campaign_id is None:
+        try:
+            return engine_for("aoristos").catalogue()
+        except RulesError:
+            return {}
+    system = character.campaign.rule_system
+    try:
+        engine = engine_for(system)
+    except RulesError:
+        return {}
+    return catalogue(character.campaign_id, engine)
+
+
+def character_gear(character, items: dict[str, dict]) -> tuple[list[str], list[str]]:
+    """The catalogue keys of the weapons and the armour a character carries."""
+    weapons, armour = [], []
+    for entry in character.items.exclude(catalogue="").values_list("catalogue", flat=True):
+        kind, _sep, key = entry.partition(":")
+        if key in items.get(kind, {}):
+            (weapons if kind == "weapon" else armour).append(key)
+    return list(dict.fromkeys(weapons)), list(dict.fromkeys(armour))
+
+
 def viewer_for(encounter: Encounter, membership) -> Viewer:
     return Viewer(is_gm=membership.is_gm, controls=encounter.controls(membership.user_id))
 

@@ -1,10 +1,16 @@
 from django.urls import path
 
-from combat import api, views
+from combat import api, catalogue, views
 
 app_name = "combat"
 urlpatterns = [
     path("campaigns/<id:pk>/encounters/", views.encounter_list, name="list"),
+    path("campaigns/<id:pk>/catalogue/", catalogue.catalogue_page, name="catalogue"),
+    path(
+        "campaigns/<id:pk>/catalogue/<id:item_pk>/delete/",
+        catalogue.catalogue_delete,
+        name="catalogue_delete",
+    ),
     path("encounters/<id:pk>/", views.encounter_page, name="page"),
     path("encounters/<id:pk>/state/", views.encounter_state, name="state"),
     path("encounters/<id:pk>/command/", views.encounter_command, name="command"),

@@ -210,3 +210,50 @@ def test_gm_adds_an_npc_and_saves_it_as_a_template(client, gm, encounter):
     assert response.status_code == 302
     names = [c.name for c in services.folded(Encounter.objects.get()).state.combatants]
     assert names == ["Hund", "Hund 2"]
+
+
+def test_equipment_from_the_catalogue_goes_into_encounters(client, alice, gm, encounter,
+                                                          albert_in_campaign):
+    """The sheet's equipment uses the campaign's catalogue (name and FP filled from it: a
+    loaded pistol is VV + MV, p. 5); the character carries it into an encounter."""
+    client.force_login(alice)
+    url = reverse("characters:item_add", args=[albert_in_campaign.pk])
+    assert client.post(url, {"catalogue": "weapon:pistol", "quantity": "1"}).status_code == 302
+    assert client.post(url, {"catalogue": "armour:helmet", "quantity": "1"}).status_code == 302
+    pistol = albert_in_campaign.items.get(catalogue="weapon:pistol")
+    assert pistol.name == "Pistol"
+    assert float(pistol.bulk) > 0
+    refused = client.post(url, {"catalogue": "", "name": "", "quantity": "1"})
+    assert refused.status_code == 400
+    client.force_login(gm)
+    add = reverse("combat:add", args=[encounter.pk])
+    response = client.post(add, {"version": 0, "source": "character",
+                                 "character": albert_in_campaign.pk, "side": "a"})
+    assert response.status_code == 302
+    albert = services.folded(Encounter.objects.get()).state.combatants[0]
+    assert [w.key for w in albert.weapons] == ["pistol"]
+    assert albert.right == "pistol"
+    assert [a.key for a in albert.armour] == ["helmet"]
+
+
+def test_gm_adds_a_weapon_to_the_campaign_catalogue(client, gm, alice, campaign):
+    from combat.models import CatalogueItem
+
+    url = reverse("combat:catalogue", args=[campaign.pk])
+    client.force_login(alice)
+    page = client.get(url)
+    assert page.status_code == 200
+    assert "Slunga" in page.content.decode() and "s. 12" in page.content.decode()
+    assert client.post(url, {"kind": "weapon"}).status_code == 403
+    client.force_login(gm)
+    fields = {"kind": "weapon", "weapon-key": "blunderbuss", "weapon-name": "Muskedunder",
+              "weapon-skill": "firearms", "weapon-real": "on", "weapon-strength": "8",
+              "weapon-hands": "2", "weapon-windup": "0", "weapon-fire_modes": "1",
+              "weapon-magazine": "1", "weapon-ranged": "on", "weapon-firearm": "long",
+              "weapon-weapon_bulk": "5", "weapon-magazine_bulk": "0.1"}
+    assert client.post(url, fields).status_code == 302
+    assert CatalogueItem.objects.get().data["strength"] == 8
+    bad = client.post(url, {**fields, "weapon-fire_modes": "auto+xN"})
+    assert bad.status_code == 400
+    assert "fire mode" in bad.content.decode()
+    assert "Muskedunder" in client.get(url).content.decode()

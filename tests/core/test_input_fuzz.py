@@ -72,7 +72,8 @@ PARAMETER_NAMES = sorted(
         "template", "side", "posture", "to", "syllables", "levels", "rounds", "default",
         "label", "weapons", "armour", "right", "left", "hidden_areas", "cover_torso",
         "skill_brawling", "save_template", "house_melee_reach",
-        "house_movement_by_round_total",
+        "house_movement_by_round_total", "kind", "weapon-key", "weapon-name", "weapon-skill",
+        "weapon-hands", "weapon-fire_modes", "armour-key", "armour-area_torso",
         # whatever comes next
         "idempotency_key",
         *rules.ATTRIBUTES,
@@ -162,7 +163,14 @@ def world(make_user, settings):
             campaign=campaign, actor=gm, hand=dice.parse_hand("1B1T"), secret=secret
         )
     encounter = fuzz_encounter(campaign, gm, alice, albert)
+    from combat.models import CatalogueItem
+
+    own_weapon = CatalogueItem.objects.create(
+        campaign=campaign, kind="weapon", key="klubba",
+        data={"key": "klubba", "name": "Klubba", "skill": "melee_weapons"},
+    )
     ids = {
+        ("item_pk", "campaigns"): own_weapon.pk,
         ("pk", "encounters"): encounter.pk,
         ("pk", "api"): encounter.pk,
         ("pk", "characters"): albert.pk,
