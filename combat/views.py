@@ -25,7 +25,7 @@ from table import services as table_services
 # Form fields that stay text whatever they look like; the rest become numbers or booleans
 # when they look like one (the engine's parser is strict about types).
 TEXT_FIELDS = {"type", "id", "name", "side", "hand", "label", "weapon", "target", "mode",
-               "posture", "area", "right", "left"}
+               "posture", "area", "right", "left", "attacker"}
 LIST_FIELDS = {"properties", "hidden_areas", "weapons", "armour"}
 NUMBER = re.compile(r"^-?[0-9]{1,6}(\.[0-9]{1,2})?$")
 SKIP = {"csrfmiddlewaretoken", "version", "next"}
@@ -212,6 +212,14 @@ def add_combatant(request, pk: int):
                 name=character.name, levels=levels | {"agility": load["agility"]}, derived=derived
             )
             block["character_id"] = character.pk
+            # What the character carries from the catalogue comes along (its sheet).
+            weapons, armour = services.character_gear(
+                character, services.catalogue(encounter.campaign_id, engine)
+            )
+            extra["weapons"] = list(dict.fromkeys([*weapons, *extra.get("weapons", [])]))
+            extra["armour"] = list(dict.fromkeys([*armour, *extra.get("armour", [])]))
+            if "right" not in extra and weapons:
+                extra["right"] = weapons[0]
             controller = character.owner_id
         elif source == "template":
             template_id = strict_int(request.POST.get("template"), name="template")

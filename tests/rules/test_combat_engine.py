@@ -488,3 +488,21 @@ def test_scanning_breaks_overwatch_p11():
     state, _ = run(state, C.EndActivation(state.active.id), 1, 1)
     state, _ = run(state, C.Scan(guard))
     assert by_name(state, "Vakt").overwatch is None
+
+
+def test_single_attack_mode_gives_a_rounds_kp_to_aim_and_to_vigilance_p6():
+    """p. 6: for a single attack, aim and vigilance as much as a round's KP allows."""
+    state = ENGINE.new_state({})
+    state = add(state, "Skytten", composure=3, alertness=2, skills={"firearms": 2},
+                weapons=(WEAPONS["pistol"],), right="pistol")
+    state = add(state, "Målet", side="b", composure=2, alertness=3, x=5.0)
+    shooter, target = (c.id for c in state.combatants)
+    state, events = run(state, C.SingleAttack(shooter, target))
+    assert state.active.id == shooter and state.active.cp == 3 + 1 + 4  # no stress
+    state, _ = run(state, C.Attack(shooter, target, "pistol", aim=3))
+    # 2B1F (aim 3 against 2T) and the area roll 1B3F: seven dice; a miss.
+    state, events = run(state, C.Vigilance(target, ("alertness",)), *[1] * 7)
+    parts = dict(of(events, E.VigilanceChosen).parts)
+    assert parts["cp_bonus"] == 2 + 1 + 4  # the target's Handlingskraft, not SIN
+    state, events = run(state, C.EndActivation(shooter))
+    assert state.ended

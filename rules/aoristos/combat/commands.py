@@ -80,6 +80,15 @@ class StartCombat:
 
 
 @dataclass(frozen=True)
+class SingleAttack:
+    """One attack with the combat rules, outside a fight (p. 6): the attacker may aim and
+    the target keep vigilance with as much as a round's KP allows."""
+
+    attacker: str
+    target: str
+
+
+@dataclass(frozen=True)
 class EndEncounter:
     pass
 
@@ -262,6 +271,7 @@ COMMANDS: dict[str, type] = {
     "remove_combatant": RemoveCombatant,
     "set_surprise": SetSurprise,
     "start": StartCombat,
+    "single_attack": SingleAttack,
     "end": EndEncounter,
     "wake": Wake,
     "hazard": Hazard,

@@ -172,8 +172,9 @@ def vigilance_options(state: Encounter, attack: PendingAttack) -> dict[str, int]
 
 
 def vigilance_bonus(state: Encounter, target: Combatant) -> tuple[str, int]:
-    """p. 8: the left-over KP; in the first round SIN instead."""
-    if state.round == 1:
+    """p. 8: the left-over KP; in the first round SIN instead (not in a single attack,
+    where the target has a round's KP, p. 6)."""
+    if state.round == 1 and not state.single:
         return "alertness_bonus", target.alertness
     return "cp_bonus", target.vigilance_bonus
 
@@ -358,6 +359,8 @@ def next_activation(state: Encounter, rng) -> list:
 
 
 def end_activation(state: Encounter, c: Combatant, rng) -> list:
+    if state.single:  # the single attack is over
+        return [E.EncounterEnded()]
     nerve = max(c.lasting_nerve_shock, c.nerve_shock - c.willpower)
     ended = E.ActivationEnded(
         c.id,
@@ -561,6 +564,24 @@ def _start(state: Encounter, cmd: C.StartCombat, rng):
             out.append(start_activation(after, index, rng))
             break
     return out
+
+
+def _single(state: Encounter, cmd: C.SingleAttack, rng):
+    require_gm_setup(state)
+    if state.round:
+        refuse("a single attack is set up instead of a fight", "started")
+    attacker = combatant(state, cmd.attacker)
+    target = combatant(state, cmd.target)
+    if attacker.id == target.id:
+        refuse("one does not attack oneself", "self")
+    return [
+        E.SingleAttackSet(
+            attacker.id,
+            target.id,
+            F.effective_drive(attacker.drive, attacker.nerve_shock),
+            F.effective_drive(target.drive, target.nerve_shock),
+        )
+    ]
 
 
 def _end(state: Encounter, cmd, rng):
@@ -1339,6 +1360,7 @@ GM_ONLY = (
     C.RemoveCombatant,
     C.SetSurprise,
     C.StartCombat,
+    C.SingleAttack,
     C.EndEncounter,
     C.Wake,
     C.Hazard,
@@ -1351,6 +1373,7 @@ HANDLERS = {
     C.RemoveCombatant: _remove,
     C.SetSurprise: _surprise,
     C.StartCombat: _start,
+    C.SingleAttack: _single,
     C.EndEncounter: _end,
     C.Wake: _wake,
     C.Hazard: _hazard,
@@ -1417,6 +1440,10 @@ def evolve(state: Encounter, event) -> Encounter:
             for c in state.combatants
         )
         return replace(state, combatants=combatants, order=event.order)
+    if kind is E.SingleAttackSet:
+        state = state.put(combatant(state, event.attacker).with_(cp=event.cp))
+        state = state.put(combatant(state, event.target).with_(vigilance_bonus=event.bonus))
+        return replace(state, single=True, round=1, order=(event.attacker,), turn=0)
     if kind is E.RoundStarted:
         return replace(
             state,

@@ -43,6 +43,17 @@ class CombatStarted:
 
 
 @dataclass(frozen=True)
+class SingleAttackSet:
+    """p. 6: a single attack: the attacker has a round's KP to aim with, the target a
+    round's KP as its vigilance bonus."""
+
+    attacker: str
+    target: str
+    cp: int
+    bonus: int
+
+
+@dataclass(frozen=True)
 class RoundStarted:
     round: int
 
@@ -317,6 +328,7 @@ EVENT_TYPES = {
         CombatantRemoved,
         SurpriseSet,
         CombatStarted,
+        SingleAttackSet,
         RoundStarted,
         ActivationStarted,
         Moved,

@@ -219,6 +219,7 @@ class Encounter:
     attack: PendingAttack | None = None
     reactions: tuple[Reaction, ...] = ()
     escape: Escape | None = None
+    single: bool = False  # a single attack (p. 6), not a fight
     ended: bool = False
     next_id: int = 1
 

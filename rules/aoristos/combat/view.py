@@ -105,6 +105,7 @@ def view(state: Encounter, viewer: Viewer) -> dict:
         "name": state.name,
         "round": state.round,
         "started": bool(state.round),
+        "single": state.single,
         "ended": state.ended,
         "active": active.id if active else None,
         "order": [
