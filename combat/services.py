@@ -94,7 +94,12 @@ def folded(encounter: Encounter, engine=None) -> Replay:
 
 
 def remember(encounter_id: int, version: int, result: Replay) -> None:
+    """Keep the newest state of an encounter (a reader of an older version never replaces
+    a newer one)."""
     with _cache_lock:
+        cached = _cache.get(encounter_id)
+        if cached is not None and cached[0] > version:
+            return
         _cache[encounter_id] = (version, result)
         _cache.move_to_end(encounter_id)
         while len(_cache) > CACHE_SIZE:
@@ -148,6 +153,32 @@ def character_gear(character, items: dict[str, dict]) -> tuple[list[str], list[s
     return list(dict.fromkeys(weapons)), list(dict.fromkeys(armour))
 
 
+class LazyCatalogue:
+    """One kind of the campaign's catalogue, read from the database on first use: most
+    commands never look an item up."""
+
+    def __init__(self, campaign_id: int, engine, kind: str):
+        self.campaign_id, self.engine, self.kind = campaign_id, engine, kind
+        self._items: dict | None = None
+
+    def _load(self) -> dict:
+        if self._items is None:
+            self._items = catalogue(self.campaign_id, self.engine).get(self.kind, {})
+        return self._items
+
+    def __bool__(self) -> bool:
+        return True
+
+    def __contains__(self, key) -> bool:
+        return key in self._load()
+
+    def __getitem__(self, key):
+        return self._load()[key]
+
+    def get(self, key, default=None):
+        return self._load().get(key, default)
+
+
 def viewer_for(encounter: Encounter, membership) -> Viewer:
     return Viewer(is_gm=membership.is_gm, controls=encounter.controls(membership.user_id))
 
@@ -187,9 +218,10 @@ def command_run(
             lines = [{"kind": kind.title(), "to": record.undo_to}]
             public = lines
         else:
-            items = catalogue(encounter.campaign_id, engine)
             command = engine.parse_command(
-                data, weapons=items.get("weapon"), armour=items.get("armour")
+                data,
+                weapons=LazyCatalogue(encounter.campaign_id, engine, "weapon"),
+                armour=LazyCatalogue(encounter.campaign_id, engine, "armour"),
             )
             check_actor(encounter, engine, before, command, membership)
             events = engine.decide(before.state, command, rng)

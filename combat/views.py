@@ -4,9 +4,11 @@ server; the engine decides what is legal.
 """
 
 import re
+from functools import wraps
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
@@ -31,13 +33,32 @@ NUMBER = re.compile(r"^-?[0-9]{1,6}(\.[0-9]{1,2})?$")
 SKIP = {"csrfmiddlewaretoken", "version", "next"}
 
 
+class LogIn(Exception):
+    """Nobody is logged in: the view sends them to log in."""
+
+
 def encounter_for(request, pk: int, *, gm: bool = False):
-    """The encounter and the user's membership of its campaign (404 for non-members)."""
+    """The encounter and the user's membership of its campaign, user and campaign read
+    with it (`campaigns.access.get_membership`): 404 for non-members, 403 if `gm` is
+    needed, LogIn for the anonymous."""
     encounter = get_object_or_404(Encounter.objects.select_related("campaign"), pk=pk)
     membership = get_membership(request, encounter.campaign_id, gm=gm)
     if membership is None:
-        raise Http404
+        raise LogIn
     return encounter, membership
+
+
+def member_view(view):
+    """Like ``login_required``, without reading the user before the membership does."""
+
+    @wraps(view)
+    def wrapper(request, *args, **kwargs):
+        try:
+            return view(request, *args, **kwargs)
+        except LogIn:
+            return redirect_to_login(request.get_full_path())
+
+    return wrapper
 
 
 def command_from_post(post) -> dict:
@@ -79,9 +100,12 @@ def command_from_post(post) -> dict:
     return data
 
 
-def page_context(encounter, membership, **extra) -> dict:
+def page_context(encounter, membership, result=None, **extra) -> dict:
+    """The encounter as `membership` sees it; `result` is the state just made by a command
+    (else the stored version's, from this process's cache or the log)."""
     engine = services.engine_of(encounter)
-    result = services.folded(encounter, engine)
+    if result is None:
+        result = services.folded(encounter, engine)
     viewer = services.viewer_for(encounter, membership)
     state = engine.view(result.state, viewer)
     context = {
@@ -138,7 +162,7 @@ def encounter_list(request, pk: int):
     )
 
 
-@login_required
+@member_view
 def encounter_page(request, pk: int):
     encounter, membership = encounter_for(request, pk)
     events, older = table_services.events_page(
@@ -149,23 +173,23 @@ def encounter_page(request, pk: int):
     return render(request, "combat/encounter.html", context)
 
 
-@login_required
+@member_view
 @require_GET
 def encounter_state(request, pk: int):
     encounter, membership = encounter_for(request, pk)
     return render(request, "combat/encounter.html#state", page_context(encounter, membership))
 
 
-def answer(request, encounter, membership, *, error: str = "", status: int = 200):
+def answer(request, encounter, membership, *, error: str = "", status: int = 200, result=None):
     if request.htmx:
-        context = page_context(encounter, membership, error=error)
+        context = page_context(encounter, membership, result, error=error)
         return render(request, "combat/encounter.html#state", context, status=status)
     if error:
         messages.error(request, error)
     return redirect(encounter)
 
 
-@login_required
+@member_view
 @require_POST
 def encounter_command(request, pk: int):
     encounter, membership = encounter_for(request, pk)
@@ -175,7 +199,7 @@ def encounter_command(request, pk: int):
                       status=400)
     try:
         data = command_from_post(request.POST)
-        encounter, _record, _after = services.command_run(
+        encounter, _record, after = services.command_run(
             encounter_id=encounter.pk, membership=membership, data=data, version=version
         )
     except services.Stale:
@@ -186,10 +210,10 @@ def encounter_command(request, pk: int):
         raise PermissionDenied from None
     except RulesError as error:
         return answer(request, encounter, membership, error=str(error), status=400)
-    return answer(request, encounter, membership)
+    return answer(request, encounter, membership, result=after)
 
 
-@login_required
+@member_view
 @require_POST
 def add_combatant(request, pk: int):
     """The GM adds a campaign character, a saved NPC template or a quick stat block."""
@@ -257,7 +281,7 @@ def catalogue_kwargs(encounter, engine) -> dict:
     return {"weapons": items.get("weapon"), "armour": items.get("armour")}
 
 
-@login_required
+@member_view
 @require_GET
 def attack_preview(request, pk: int):
     """Before an attack: its cost, exact chance to hit and damage distribution."""

@@ -54,14 +54,16 @@ def membership_of():
 
 
 @pytest.fixture
-def run(membership_of):
-    """Run a command as `user` against the encounter's current version."""
+def run(membership_of, django_capture_on_commit_callbacks):
+    """Run a command as `user` against the encounter's current version (its after-commit
+    work done, as on a real server)."""
 
     def command(encounter, user, data, **kwargs):
         encounter.refresh_from_db()
         membership = membership_of(encounter.campaign, user)
-        return services.command_run(encounter_id=encounter.pk, membership=membership, data=data,
-                                    version=encounter.version, **kwargs)
+        with django_capture_on_commit_callbacks(execute=True):
+            return services.command_run(encounter_id=encounter.pk, membership=membership,
+                                        data=data, version=encounter.version, **kwargs)
 
     return command
 

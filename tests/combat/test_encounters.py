@@ -243,7 +243,8 @@ def test_gm_adds_a_weapon_to_the_campaign_catalogue(client, gm, alice, campaign)
     client.force_login(alice)
     page = client.get(url)
     assert page.status_code == 200
-    assert "Slunga" in page.content.decode() and "s. 12" in page.content.decode()
+    assert "Slunga" in page.content.decode()
+    assert "s. 12" in page.content.decode()
     assert client.post(url, {"kind": "weapon"}).status_code == 403
     client.force_login(gm)
     fields = {"kind": "weapon", "weapon-key": "blunderbuss", "weapon-name": "Muskedunder",
@@ -257,3 +258,42 @@ def test_gm_adds_a_weapon_to_the_campaign_catalogue(client, gm, alice, campaign)
     assert bad.status_code == 400
     assert "fire mode" in bad.content.decode()
     assert "Muskedunder" in client.get(url).content.decode()
+
+
+def test_a_command_costs_the_same_few_queries_however_long_the_log(
+    client, gm, alice, fight, run, dice, django_capture_on_commit_callbacks
+):
+    """Cost per request stays flat: the state comes from the process's cache of the
+    latest version, not from the log."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    fight = started(fight, gm, run, dice)
+    client.force_login(alice)
+    albert = next(cid for cid, owner in fight.controllers.items() if owner == alice.pk)
+    url = reverse("combat:command", args=[fight.pk])
+
+    def post_move(x):
+        fight.refresh_from_db()
+        # The cache of the latest state is filled after commit, as on a real server.
+        with django_capture_on_commit_callbacks(execute=True), CaptureQueriesContext(
+            connection
+        ) as queries:
+            response = client.post(url, {"version": fight.version, "type": "posture",
+                                         "id": albert, "posture": x}, HTTP_HX_REQUEST="true")
+        assert response.status_code == 200, response.content[:300]
+        return len(queries)
+
+    early = post_move("sitting")
+    for _ in range(20):  # a longer log: Albert sits and stands, the guard does nothing
+        dice.queue += [1, 1, 1, 1]
+        run(fight, gm, {"type": "end_activation", "id": albert})
+        fight.refresh_from_db()
+        npc = services.folded(fight).state.active.id
+        run(fight, gm, {"type": "end_activation", "id": npc})
+    late = post_move("standing" if services.folded(fight).state.get(albert).posture
+                     == "sitting" else "sitting")
+    assert late == early
+    # session, encounter, membership; under the lock: the encounter, the sequence number,
+    # the record, the version (and the savepoint around them); no read of the log.
+    assert late <= 9
