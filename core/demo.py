@@ -1,5 +1,5 @@
-"""Demo data for a new table: a GM, a player, a campaign they share, and Albert from the
-rule text (p. 2) playing in it."""
+"""Demo data for a new table: a GM, a player, a campaign they share, Albert from the rule
+text (p. 2) playing in it with a pistol and a vest, and a fight ready to start."""
 
 import json
 import os
@@ -15,6 +15,7 @@ from characters.models import Character
 
 DEMO_USERS = ("demo-sl", "demo-spelare")  # the GM (spelledare) and a player
 DEMO_CAMPAIGN = "Demokampanjen"
+DEMO_ENCOUNTER = "Bakgården"
 ALBERT = {
     "name": "Albert",
     "concept": "Hårdkokt modern livvakt",
@@ -46,11 +47,39 @@ def load_demo(credentials_file: Path) -> dict[str, str]:
         if campaign is None:
             campaign = campaign_create(gm=gm, name=DEMO_CAMPAIGN)
         campaign_join(campaign=campaign, user=player)
-        if not player.characters.filter(name=ALBERT["name"]).exists():
-            Character.objects.create(owner=player, campaign=campaign, **ALBERT)
+        albert = player.characters.filter(name=ALBERT["name"]).first()
+        if albert is None:
+            albert = Character.objects.create(owner=player, campaign=campaign, **ALBERT)
+            for key, name, bulk in (("weapon:pistol", "Pistol", "1.5"),
+                                    ("armour:soft_vest", "Skyddsväst", "3")):
+                albert.items.create(catalogue=key, name=name, bulk=bulk)
+        if not campaign.encounters.exists():
+            demo_encounter(campaign, gm, albert)
     # Created owner-only from the start: the file holds plaintext passwords.
     fd = os.open(credentials_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w") as f:
         f.write(json.dumps(passwords, indent=2))
     os.chmod(credentials_file, 0o600)  # an older file may have had wider permissions
     return passwords
+
+
+def demo_encounter(campaign, gm, albert) -> None:
+    """A fight ready to start: Albert, with what he carries, against a thug with a knife."""
+    from combat import services
+    from rules.aoristos.combat import ENGINE
+
+    encounter = services.encounter_create(campaign=campaign, name=DEMO_ENCOUNTER, house_rules={})
+    membership = campaign.memberships.get(user=gm)
+    levels = albert.levels()
+    block = ENGINE.character_block(
+        name=albert.name, levels=levels, derived=albert.secondary(levels).as_dict()
+    )
+    weapons, armour = services.character_gear(albert, ENGINE.catalogue())
+    block.update(character_id=albert.pk, weapons=weapons, armour=armour, right=weapons[0])
+    thug = {"type": "add_combatant", "name": "Torped", "side": "b", "x": 6.0, "y": 2.0,
+            "physique": 3, "composure": 2, "agility": 3, "alertness": 2, "willpower": 2,
+            "skills": {"melee_weapons": 2, "brawling": 2, "evasion": 1},
+            "weapons": ["knife"], "right": "knife", "armour": ["leather_armour"]}
+    for version, (data, controller) in enumerate(((block, albert.owner_id), (thug, None))):
+        services.command_run(encounter_id=encounter.pk, membership=membership, data=data,
+                             version=version, controller=controller)

@@ -259,3 +259,23 @@ def test_serve_command_line_wins(monkeypatch):
 def test_serve_rejects_bad_arguments(argv):
     with pytest.raises(CommandError):
         parse_serve(*argv)
+
+
+@pytest.mark.django_db
+def test_the_demo_has_a_fight_ready_to_start(tmp_path):
+    from combat import services
+    from combat.models import Encounter
+
+    load_demo(tmp_path / "logins.json")
+    load_demo(tmp_path / "logins.json")
+    encounter = Encounter.objects.get()
+    state = services.folded(encounter).state
+    albert, thug = state.combatants
+    assert (albert.name, albert.right, [a.key for a in albert.armour]) == (
+        "Albert", "pistol", ["soft_vest"])
+    assert thug.npc
+    assert encounter.controllers == {albert.id: albert_owner_id(albert)}
+
+
+def albert_owner_id(combatant):
+    return Character.objects.get(pk=combatant.character_id).owner_id
