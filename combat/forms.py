@@ -9,8 +9,8 @@ HOUSE_RULE_LABELS = {
 }
 HOUSE_RULE_HELP = {
     "movement_by_round_total": _(
-        "House rule. On: the rule's sentence (p. 7), 2 m then 8 m more costs 6 KP. Off: each "
-        "move on its own, as the Ansgar example counts it (5 KP)."
+        "House rule. On: as the rule text reads (p. 7): 2 m, then 8 m more cost 6 KP. Off: "
+        "each move on its own, as the Ansgar example counts (5 KP)."
     ),
     "melee_reach": _(
         "House rule. The text says foes are in melee when close enough to reach each other "

@@ -195,7 +195,7 @@ def encounter_command(request, pk: int):
     encounter, membership = encounter_for(request, pk)
     version = strict_int(request.POST.get("version"), name="version")
     if version is None:
-        return answer(request, encounter, membership, error=_("The form has no version."),
+        return answer(request, encounter, membership, error=_("This page is out of date: reload it."),
                       status=400)
     try:
         data = command_from_post(request.POST)
@@ -209,7 +209,7 @@ def encounter_command(request, pk: int):
     except services.NotYours:
         raise PermissionDenied from None
     except RulesError as error:
-        return answer(request, encounter, membership, error=str(error), status=400)
+        return answer(request, encounter, membership, error=error.translated(_), status=400)
     return answer(request, encounter, membership, result=after)
 
 
@@ -271,7 +271,7 @@ def add_combatant(request, pk: int):
                       error=_("The situation changed: here is how it stands now."))
     except RulesError as error:
         encounter.refresh_from_db()
-        return answer(request, encounter, membership, error=str(error), status=400)
+        return answer(request, encounter, membership, error=error.translated(_), status=400)
     encounter.refresh_from_db()
     return answer(request, encounter, membership)
 
@@ -301,7 +301,7 @@ def attack_preview(request, pk: int):
         command = engine.parse_command(data)
         preview = engine.preview(state, command, services.viewer_for(encounter, membership))
     except RulesError as error:
-        preview = {"ok": False, "why": str(error)}
+        preview = {"ok": False, "why": error.translated(_)}
     viewer = services.viewer_for(encounter, membership)
     if preview.get("ok") and not viewer.is_gm and data.get("id") not in viewer.controls:
         raise PermissionDenied

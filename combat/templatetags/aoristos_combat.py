@@ -3,6 +3,7 @@ an ST or a strength. Game terms are Swedish in every language (characters/terms.
 the rest is translated."""
 
 from django import template
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from characters.terms import TERMS, short_label
@@ -87,3 +88,34 @@ def pips(count):
 @register.filter
 def weapon_name(key, names):
     return names.get(key, key) if isinstance(names, dict) else key
+
+
+@register.filter
+def reason(data):
+    """Why an action or a preview is refused, in the page's language (the engine's
+    refusal template translated, then filled; its English text as the fallback)."""
+    template_ = data.get("why_template") if isinstance(data, dict) else ""
+    if not template_:
+        return data.get("why", "") if isinstance(data, dict) else ""
+    try:
+        return gettext(template_).format(**data.get("why_params", {}))
+    except (KeyError, IndexError, ValueError, AttributeError):
+        return data.get("why", "")
+
+
+ACTION_LABELS = {
+    "scan": _("Scan"),
+    "talk": _("Talk (3 syllables)"),
+    "draw": _("Draw"),
+    "ready": _("Ready"),
+    "stow": _("Stow"),
+    "windup": _("Wind up"),
+    "reload": _("Reload"),
+    "continue": _("Continue"),
+}
+
+
+@register.filter
+def action_label(key):
+    """An action button's label (the log says what happened with other words)."""
+    return ACTION_LABELS.get(key, term(key))

@@ -48,13 +48,21 @@
     const form = event.target.closest(".vigilance-form");
     if (!form) return;
     const boxes = [...form.querySelectorAll('input[type=checkbox][name="properties"]')];
+    // The offer ticks three already, before any change could disable the rest: a fourth
+    // tick is taken back.
+    if (event.target.checked && boxes.filter((box) => box.checked).length > 3) {
+      event.target.checked = false;
+    }
     const ticked = boxes.filter((box) => box.checked);
     for (const box of boxes) box.disabled = !box.checked && ticked.length >= 3;
     const output = form.closest(".prompt").querySelector(".vigilance-chance");
     if (!output) return;
     const chances = JSON.parse(output.dataset.chances || "{}");
     const key = ticked.map((box) => box.value).sort().join("+");
-    output.textContent = key in chances ? `${chances[key]} %` : "–";
+    // As the server writes it: one decimal, in the page's language (86,8 % in Swedish).
+    const format = { minimumFractionDigits: 1, maximumFractionDigits: 1 };
+    const lang = document.documentElement.lang || undefined;
+    output.textContent = key in chances ? `${chances[key].toLocaleString(lang, format)} %` : "–";
   });
 
   // Countdowns: the target's offered default is sent when time runs out; the attacker's

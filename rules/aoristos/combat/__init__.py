@@ -11,6 +11,7 @@ from typing import Any
 
 from rules.aoristos.combat import commands, engine, events, figures, gear, state, view
 from rules.aoristos.combat.state import Encounter, HouseRules
+from rules.aoristos.combat.view import GM_VIEW
 from rules.engine import Viewer
 from rules.errors import RulesError
 
@@ -114,7 +115,7 @@ class AoristosCombat:
                ("drive", "toughness", "shock_tolerance", "movement")},
         }
 
-    def preview(self, encounter: Encounter, command, viewer: Viewer = Viewer(True)) -> dict:
+    def preview(self, encounter: Encounter, command, viewer: Viewer = GM_VIEW) -> dict:
         if not isinstance(command, commands.Attack):
             raise RulesError("only attacks have a preview")
         return view.attack_preview(encounter, command, viewer)

@@ -28,14 +28,17 @@ from rules.aoristos.combat.state import (
 from rules.aoristos.dice import Hand, Purpose, parse_hand, roll
 from rules.aoristos.success import base_threshold, test_hand
 from rules.errors import RulesError
+from rules.errors import gettext_noop as _
 
 VIGILANCE_RANGE = 10  # p. 9: the attacker within 10 m may abort a hit
 SURVIVAL_HAND = Hand.of(2, forced=2)  # p. 14: 2B2T, no TB
 PAIN_THRESHOLD = base_threshold(1)  # p. 13: VIL against GST (6)
 
 
-def refuse(message: str, code: str = "refused", **params):
-    raise RulesError(message, code=code, **params)
+def refuse(template: str, code: str = "refused", **params):
+    """Refuse a command: `template` (marked for translation, str.format placeholders) is
+    filled with `params`; the app shows it translated (RulesError.template)."""
+    raise RulesError(template.format(**params), code=code, template=template, **params)
 
 
 # Reading the state ------------------------------------------------------------------------
@@ -58,7 +61,7 @@ def in_melee(state: Encounter, c: Combatant) -> bool:
 def combatant(state: Encounter, cid: str) -> Combatant:
     found = state.get(cid)
     if found is None:
-        refuse(f"no combatant {cid!r} in this encounter", "no_combatant")
+        refuse(_("no combatant {id!r} in this encounter"), "no_combatant", id=cid)
     return found
 
 
@@ -77,30 +80,30 @@ def arm_ok(c: Combatant, hand: str) -> bool:
 
 def require_active(state: Encounter, cid: str) -> Combatant:
     if state.ended:
-        refuse("the encounter has ended", "ended")
+        refuse(_("the encounter has ended"), "ended")
     if not state.round:
-        refuse("the fight has not started", "not_started")
+        refuse(_("the fight has not started"), "not_started")
     if state.attack is not None:
-        refuse("an attack is waiting to be resolved first", "attack_pending")
+        refuse(_("an attack is waiting to be resolved first"), "attack_pending")
     if state.reactions or state.escape is not None:
-        refuse("a reaction is waiting to be answered first", "reaction_pending")
+        refuse(_("a reaction is waiting to be answered first"), "reaction_pending")
     c = combatant(state, cid)
     active = state.active
     if active is None or active.id != cid:
-        refuse(f"it is not {c.name}'s activation", "not_your_turn")
+        refuse(_("it is not {name}'s activation"), "not_your_turn", name=c.name)
     return c
 
 
 def require_gm_setup(state: Encounter) -> None:
     if state.ended:
-        refuse("the encounter has ended", "ended")
+        refuse(_("the encounter has ended"), "ended")
 
 
-def not_in_melee(state: Encounter, c: Combatant, what: str) -> None:
+def not_in_melee(state: Encounter, c: Combatant, message: str) -> None:
     """p. 10: in melee only drawing or picking up, sitting or standing up, talking,
     throwing, scanning, stowing (at extra cost), attacking and moving may be started."""
     if in_melee(state, c):
-        refuse(f"{what} cannot be started in melee (p. 10)", "in_melee")
+        refuse(message, "in_melee")
 
 
 # Costs ------------------------------------------------------------------------------------
@@ -377,7 +380,7 @@ def end_activation(state: Encounter, c: Combatant, rng) -> list:
 def decide(state: Encounter, command, rng) -> tuple:
     handler = HANDLERS.get(type(command))
     if handler is None:
-        refuse(f"unknown command {type(command).__name__}", "unknown_command")
+        refuse(_("unknown command {command}"), "unknown_command", command=type(command).__name__)
     events = list(handler(state, command, rng))
     after = state
     for event in events:
@@ -390,7 +393,7 @@ def settle(state: Encounter, rng) -> list:
     closes its reaction; a reaction nobody can take lapses; an escape whose free attacks
     are done completes its move (p. 10-11)."""
     out = []
-    for _ in range(50):
+    for _step in range(50):
         event = next_settlement(state, rng)
         if event is None:
             return out
@@ -438,7 +441,7 @@ def actor_of(state: Encounter, command) -> str | None:
 def _add(state: Encounter, cmd: C.AddCombatant, rng):
     require_gm_setup(state)
     if not cmd.name:
-        refuse("a combatant needs a name", "bad_field", field="name")
+        refuse(_("a combatant needs a name"), "bad_field", field="name")
     levels = {
         "physique": cmd.physique,
         "composure": cmd.composure,
@@ -448,18 +451,18 @@ def _add(state: Encounter, cmd: C.AddCombatant, rng):
     }
     for key, value in levels.items():
         if not 0 <= value <= 30:
-            refuse(f"{key} must be 0-30", "bad_field", field=key)
+            refuse(_("{field} must be 0-30"), "bad_field", field=key)
     derived = secondary(levels)
     skills = tuple(sorted((cmd.skills or {}).items()))
     if cmd.posture not in POSTURES:
-        refuse(f"unknown posture {cmd.posture!r}", "bad_field", field="posture")
+        refuse(_("unknown posture {posture!r}"), "bad_field", field="posture", posture=cmd.posture)
     weapons = tuple(cmd.weapons)
     keys = [w.key for w in weapons]
     if len(set(keys)) != len(keys):
-        refuse("a weapon is listed twice", "bad_field", field="weapons")
+        refuse(_("a weapon is listed twice"), "bad_field", field="weapons")
     for hand in (cmd.right, cmd.left):
         if hand is not None and hand not in keys:
-            refuse(f"{hand!r} is not among the combatant's weapons", "bad_field")
+            refuse(_("{hand!r} is not among the combatant's weapons"), "bad_field", hand=hand)
     new = Combatant(
         id=f"c{state.next_id}",
         name=cmd.name,
@@ -498,20 +501,22 @@ def _update(state: Encounter, cmd: C.UpdateCombatant, rng):
             changes.append((name, value))
     if cmd.posture is not None:
         if cmd.posture not in POSTURES:
-            refuse(f"unknown posture {cmd.posture!r}", "bad_field", field="posture")
+            refuse(
+                _("unknown posture {posture!r}"), "bad_field", field="posture", posture=cmd.posture
+            )
         changes.append(("posture", cmd.posture))
     if cmd.hidden_areas is not None:
         bad = set(cmd.hidden_areas) - set(F.AREA_TABLE.values()) - {"head"}
         if bad:
-            refuse(f"unknown areas {sorted(bad)}", "bad_field", field="hidden_areas")
+            refuse(_("unknown areas {areas}"), "bad_field", field="hidden_areas", areas=sorted(bad))
         changes.append(("hidden_areas", frozenset(cmd.hidden_areas)))
     if cmd.cover is not None:
         bad = set(cmd.cover) - set(F.AREA_TABLE.values()) - {"head"}
         if bad:
-            refuse(f"unknown areas {sorted(bad)}", "bad_field", field="cover")
+            refuse(_("unknown areas {areas}"), "bad_field", field="cover", areas=sorted(bad))
         changes.append(("cover", tuple(sorted(cmd.cover.items()))))
     if not changes:
-        refuse("nothing to change", "nothing")
+        refuse(_("nothing to change"), "nothing")
     del c
     return [E.CombatantUpdated(cmd.id, tuple(changes))]
 
@@ -520,14 +525,16 @@ def _remove(state: Encounter, cmd: C.RemoveCombatant, rng):
     require_gm_setup(state)
     c = combatant(state, cmd.id)
     if state.round:
-        refuse(f"{c.name} is in the fight: mark them out instead of removing", "started")
+        refuse(
+            _("{name} is in the fight: mark them out instead of removing"), "started", name=c.name
+        )
     return [E.CombatantRemoved(cmd.id)]
 
 
 def _surprise(state: Encounter, cmd: C.SetSurprise, rng):
     require_gm_setup(state)
     if state.round:
-        refuse("surprise is set before the fight starts", "started")
+        refuse(_("surprise is set before the fight starts"), "started")
     if cmd.hand:
         parse_hand(cmd.hand)
     return [E.SurpriseSet(cmd.side, cmd.hand)]
@@ -536,9 +543,9 @@ def _surprise(state: Encounter, cmd: C.SetSurprise, rng):
 def _start(state: Encounter, cmd: C.StartCombat, rng):
     require_gm_setup(state)
     if state.round:
-        refuse("the fight has already started", "started")
+        refuse(_("the fight has already started"), "started")
     if len(state.combatants) < 2:
-        refuse("a fight needs at least two combatants", "too_few")
+        refuse(_("a fight needs at least two combatants"), "too_few")
     surprise = dict(state.surprise)
     rolls = []
     scores = {}
@@ -569,11 +576,11 @@ def _start(state: Encounter, cmd: C.StartCombat, rng):
 def _single(state: Encounter, cmd: C.SingleAttack, rng):
     require_gm_setup(state)
     if state.round:
-        refuse("a single attack is set up instead of a fight", "started")
+        refuse(_("a single attack is set up instead of a fight"), "started")
     attacker = combatant(state, cmd.attacker)
     target = combatant(state, cmd.target)
     if attacker.id == target.id:
-        refuse("one does not attack oneself", "self")
+        refuse(_("one does not attack oneself"), "self")
     return [
         E.SingleAttackSet(
             attacker.id,
@@ -586,14 +593,14 @@ def _single(state: Encounter, cmd: C.SingleAttack, rng):
 
 def _end(state: Encounter, cmd, rng):
     if state.ended:
-        refuse("the encounter has already ended", "ended")
+        refuse(_("the encounter has already ended"), "ended")
     return [E.EncounterEnded()]
 
 
 def _wake(state: Encounter, cmd: C.Wake, rng):
     c = combatant(state, cmd.id)
     if not c.alive or c.conscious:
-        refuse(f"{c.name} is not unconscious", "not_unconscious")
+        refuse(_("{name} is not unconscious"), "not_unconscious", name=c.name)
     return [E.Woke(c.id)]
 
 
@@ -601,7 +608,7 @@ def _hazard(state: Encounter, cmd: C.Hazard, rng):
     require_gm_setup(state)
     c = combatant(state, cmd.id)
     if not c.alive:
-        refuse(f"{c.name} is dead", "dead")
+        refuse(_("{name} is dead"), "dead", name=c.name)
     hand = parse_hand(cmd.hand)
     rolled = roll(hand, rng, Purpose.TEST)
     strength = rolled.result
@@ -617,7 +624,7 @@ def _hazard(state: Encounter, cmd: C.Hazard, rng):
 def _skip(state: Encounter, cmd, rng):
     active = state.active
     if active is None or state.attack is not None:
-        refuse("there is no activation to end", "no_activation")
+        refuse(_("there is no activation to end"), "no_activation")
     return end_activation(state, active, rng)
 
 
@@ -633,7 +640,7 @@ def pay(state: Encounter, c: Combatant, cost: int, label: str, command, done) ->
     if cost <= c.cp:
         return out + done()
     if c.cp <= 0:
-        refuse(f"{c.name} has no KP left this activation", "no_cp")
+        refuse(_("{name} has no KP left this activation"), "no_cp", name=c.name)
     return out + [E.ExtendedStarted(c.id, label, command, c.cp, cost - c.cp)]
 
 
@@ -645,7 +652,7 @@ def _move(state: Encounter, cmd: C.Move, rng):
 def move_events(state: Encounter, c: Combatant, cmd: C.Move, rng, prepaid: bool = False):
     metres = round(math.hypot(cmd.x - c.x, cmd.y - c.y), 2)
     if metres <= 0:
-        refuse("that is where they already are", "no_move")
+        refuse(_("that is where they already are"), "no_move")
     posture = c.posture if legs_ok(c) or c.posture != "standing" else "sitting"
     cost = F.movement_cost(
         metres,
@@ -658,10 +665,11 @@ def move_events(state: Encounter, c: Combatant, cmd: C.Move, rng, prepaid: bool 
     if cost is None:
         limit = 2 * effective_movement(c) if posture == "standing" else effective_movement(c)
         refuse(
-            f"{c.name} can move at most {limit} m this round "
-            f"({c.moved:g} m moved already)",
+            _("{name} can move at most {limit} m this round ({moved:g} m moved already)"),
             "too_far",
+            name=c.name,
             limit=limit,
+            moved=c.moved,
         )
     escaping = leaving_melee(state, c, cmd.x, cmd.y)
 
@@ -699,8 +707,11 @@ def escape_test(state, c, near, x, y, metres, cost, rng) -> E.EscapeTested:
     foes' most agile."""
     reach = state.house.melee_reach
     allies = [
-        a for a in state.combatants
-        if a.side == c.side and a.id != c.id and a.acts
+        a
+        for a in state.combatants
+        if a.side == c.side
+        and a.id != c.id
+        and a.acts
         and any(distance(a, o) <= reach for o in near)
     ]
     mover_base = c.agility + sum(a.agility + 2 for a in allies)
@@ -749,10 +760,10 @@ def passive_or_active(state: Encounter, cid: str) -> tuple[Combatant, bool]:
     """Talk and posture changes can be passive (between one's activations) when paid in
     full (p. 6)."""
     if state.ended or not state.round:
-        refuse("the fight has not started", "not_started")
+        refuse(_("the fight has not started"), "not_started")
     c = combatant(state, cid)
     if not c.acts:
-        refuse(f"{c.name} cannot act", "cannot_act")
+        refuse(_("{name} cannot act"), "cannot_act", name=c.name)
     active = state.active
     return c, active is None or active.id != cid or state.attack is not None
 
@@ -760,13 +771,13 @@ def passive_or_active(state: Encounter, cid: str) -> tuple[Combatant, bool]:
 def _posture(state: Encounter, cmd: C.ChangePosture, rng):
     c, passive = passive_or_active(state, cmd.id)
     if cmd.posture not in POSTURES:
-        refuse(f"unknown posture {cmd.posture!r}", "bad_field", field="posture")
+        refuse(_("unknown posture {posture!r}"), "bad_field", field="posture", posture=cmd.posture)
     if cmd.posture == c.posture:
-        refuse(f"{c.name} is already {c.posture}", "same_posture")
+        refuse(_("{name} is already {posture}"), "same_posture", name=c.name, posture=c.posture)
     if cmd.posture == "standing" and not legs_ok(c):
-        refuse(f"{c.name} cannot stand on a broken leg", "broken_leg")
+        refuse(_("{name} cannot stand on a broken leg"), "broken_leg", name=c.name)
     if cmd.posture == "lying":
-        not_in_melee(state, c, "Lying down")
+        not_in_melee(state, c, _("Lying down cannot be started in melee (p. 10)"))
     cost = posture_cost(c.posture, cmd.posture)
     event = E.PostureChanged(c.id, cmd.posture, cost)
     if passive:
@@ -776,7 +787,12 @@ def _posture(state: Encounter, cmd: C.ChangePosture, rng):
 
 def passive_spend(c: Combatant, cost: int, events: list) -> list:
     if cost > c.cp:
-        refuse(f"{c.name} has {c.cp} KP; a passive action must be paid in full", "no_cp")
+        refuse(
+            _("{name} has {cp} KP; a passive action must be paid in full"),
+            "no_cp",
+            name=c.name,
+            cp=c.cp,
+        )
     out = []
     if c.overwatch:  # p. 11: passive spending breaks overwatch
         out.append(E.ExtendedCancelled(c.id, "overwatch"))
@@ -786,7 +802,7 @@ def passive_spend(c: Combatant, cost: int, events: list) -> list:
 def _talk(state: Encounter, cmd: C.Talk, rng):
     c, passive = passive_or_active(state, cmd.id)
     if not 1 <= cmd.syllables <= 12:
-        refuse("one can say 1-12 syllables in a round's 2 seconds", "bad_field")
+        refuse(_("one can say 1-12 syllables in a round's 2 seconds"), "bad_field")
     cost = math.ceil(cmd.syllables / 3)  # p. 6: 1 KP per 3 syllables
     event = E.KpSpent(c.id, "talk", cost, str(cmd.syllables), passive)
     if passive:
@@ -801,13 +817,18 @@ def _scan(state: Encounter, cmd: C.Scan, rng):
 
 def free_hand(c: Combatant, hand: str) -> None:
     if hand not in ("right", "left", "both"):
-        refuse(f"unknown hand {hand!r}", "bad_field", field="hand")
+        refuse(_("unknown hand {hand!r}"), "bad_field", field="hand", hand=hand)
     hands = ("right", "left") if hand == "both" else (hand,)
     for h in hands:
         if not arm_ok(c, h):
-            refuse(f"{c.name} cannot hold anything with a broken {h} arm", "broken_arm")
+            refuse(
+                _("{name} cannot hold anything with a broken {hand} arm"),
+                "broken_arm",
+                name=c.name,
+                hand=h,
+            )
         if getattr(c, h) is not None:
-            refuse(f"{c.name}'s {h} hand is not free", "hand_full")
+            refuse(_("{name}'s {hand} hand is not free"), "hand_full", name=c.name, hand=h)
 
 
 def holding(c: Combatant, weapon_key: str, hand: str) -> tuple[str | None, str | None]:
@@ -820,14 +841,14 @@ def _draw(state: Encounter, cmd: C.Draw, rng):
     c = require_active(state, cmd.id)
     weapon = c.weapon(cmd.weapon)
     if weapon is None or weapon is UNARMED:
-        refuse(f"{c.name} carries no {cmd.weapon!r}", "no_weapon")
+        refuse(_("{name} carries no {item!r}"), "no_weapon", name=c.name, item=cmd.weapon)
     if cmd.weapon in c.held:
-        refuse(f"{weapon.name} is already in hand", "held")
+        refuse(_("{weapon} is already in hand"), "held", weapon=weapon.name)
     free_hand(c, cmd.hand)
     if cmd.hand == "both" and 2 not in weapon.hands:
-        refuse(f"{weapon.name} is not held with two hands", "grip")
+        refuse(_("{weapon} is not held with two hands"), "grip", weapon=weapon.name)
     if cmd.hand != "both" and 1 not in weapon.hands:
-        refuse(f"{weapon.name} needs both hands", "grip")
+        refuse(_("{weapon} needs both hands"), "grip", weapon=weapon.name)
     right, left = holding(c, cmd.weapon, cmd.hand)
     event = E.HandsChanged(c.id, "draw", cmd.weapon, right, left, None, 1)
     return pay(state, c, 1, "draw", cmd, lambda: [event])
@@ -835,10 +856,10 @@ def _draw(state: Encounter, cmd: C.Draw, rng):
 
 def _ready(state: Encounter, cmd: C.Ready, rng):
     c = require_active(state, cmd.id)
-    not_in_melee(state, c, "Readying a weapon")
+    not_in_melee(state, c, _("Readying a weapon cannot be started in melee (p. 10)"))
     weapon = c.weapon(cmd.weapon)
     if weapon is None or weapon is UNARMED or cmd.weapon in c.held:
-        refuse(f"{c.name} has no {cmd.weapon!r} to ready", "no_weapon")
+        refuse(_("{name} has no {item!r} to ready"), "no_weapon", name=c.name, item=cmd.weapon)
     event = E.HandsChanged(c.id, "ready", cmd.weapon, c.right, c.left, cmd.weapon, 1)
     return pay(state, c, 1, "ready", cmd, lambda: [event])
 
@@ -847,7 +868,7 @@ def _stow(state: Encounter, cmd: C.Stow, rng):
     c = require_active(state, cmd.id)
     key = getattr(c, cmd.hand, None) if cmd.hand in ("right", "left") else None
     if key is None:
-        refuse(f"{c.name} holds nothing in that hand", "hand_empty")
+        refuse(_("{name} holds nothing in that hand"), "hand_empty", name=c.name)
     cost = 2 if in_melee(state, c) else 1  # p. 7: +1 KP in melee, other than dropping
     right = None if c.right == key else c.right
     left = None if c.left == key else c.left
@@ -859,7 +880,7 @@ def _drop(state: Encounter, cmd: C.Drop, rng):
     c, _passive = passive_or_active(state, cmd.id)
     key = getattr(c, cmd.hand, None) if cmd.hand in ("right", "left") else None
     if key is None:
-        refuse(f"{c.name} holds nothing in that hand", "hand_empty")
+        refuse(_("{name} holds nothing in that hand"), "hand_empty", name=c.name)
     right = None if c.right == key else c.right
     left = None if c.left == key else c.left
     return [E.HandsChanged(c.id, "drop", key, right, left, c.readied, 0)]
@@ -867,13 +888,18 @@ def _drop(state: Encounter, cmd: C.Drop, rng):
 
 def _switch(state: Encounter, cmd: C.SwitchHands, rng):
     c = require_active(state, cmd.id)
-    not_in_melee(state, c, "Switching hands")
+    not_in_melee(state, c, _("Switching hands cannot be started in melee (p. 10)"))
     if c.right == c.left:
-        refuse("nothing to move between hands", "nothing")
+        refuse(_("nothing to move between hands"), "nothing")
     for hand in ("right", "left"):
         other = "left" if hand == "right" else "right"
         if getattr(c, hand) and not arm_ok(c, other):
-            refuse(f"{c.name} cannot hold anything with a broken {other} arm", "broken_arm")
+            refuse(
+                _("{name} cannot hold anything with a broken {hand} arm"),
+                "broken_arm",
+                name=c.name,
+                hand=other,
+            )
     event = E.HandsChanged(c.id, "switch", c.right or c.left, c.left, c.right, c.readied, 1)
     return pay(state, c, 1, "switch", cmd, lambda: [event])
 
@@ -881,10 +907,15 @@ def _switch(state: Encounter, cmd: C.SwitchHands, rng):
 def _pick_up(state: Encounter, cmd: C.PickUp, rng):
     c = require_active(state, cmd.id)
     if c.posture == "standing":
-        refuse("to pick something up from the ground one must sit or lie (p. 7)", "standing")
+        refuse(_("to pick something up from the ground one must sit or lie (p. 7)"), "standing")
     weapon = c.weapon(cmd.weapon)
     if weapon is None or weapon is UNARMED or cmd.weapon in c.held:
-        refuse(f"there is no {cmd.weapon!r} of {c.name}'s to pick up", "no_weapon")
+        refuse(
+            _("there is no {item!r} of {name}'s to pick up"),
+            "no_weapon",
+            item=cmd.weapon,
+            name=c.name,
+        )
     free_hand(c, cmd.hand)
     right, left = holding(c, cmd.weapon, cmd.hand)
     event = E.HandsChanged(c.id, "pick_up", cmd.weapon, right, left, c.readied, 1)
@@ -895,13 +926,15 @@ def _windup(state: Encounter, cmd: C.Windup, rng):
     c = require_active(state, cmd.id)
     weapon = c.weapon(cmd.weapon)
     if weapon is None or cmd.weapon not in c.held:
-        refuse(f"{c.name} must hold {cmd.weapon!r} to wind it up", "not_held")
+        refuse(
+            _("{name} must hold {item!r} to wind it up"), "not_held", name=c.name, item=cmd.weapon
+        )
     if not weapon.windup:
-        refuse(f"{weapon.name} has no windup (UL)", "no_windup")
+        refuse(_("{weapon} has no windup (UL)"), "no_windup", weapon=weapon.name)
     if not weapon.thrown:
-        not_in_melee(state, c, "Winding up")
+        not_in_melee(state, c, _("Winding up cannot be started in melee (p. 10)"))
     if c.wound_up == weapon.key:
-        refuse(f"{weapon.name} is already wound up", "wound_up")
+        refuse(_("{weapon} is already wound up"), "wound_up", weapon=weapon.name)
     event = E.WoundUp(c.id, weapon.key, weapon.windup)
     return pay(state, c, weapon.windup, "windup", cmd, lambda: [event])
 
@@ -909,27 +942,35 @@ def _windup(state: Encounter, cmd: C.Windup, rng):
 def _abort_windup(state: Encounter, cmd: C.AbortWindup, rng):
     c = require_active(state, cmd.id)
     if not c.wound_up:
-        refuse("nothing is wound up", "not_wound_up")
+        refuse(_("nothing is wound up"), "not_wound_up")
     event = E.WoundUp(c.id, c.wound_up, 1, aborted=True)
     return pay(state, c, 1, "abort_windup", cmd, lambda: [event])
 
 
 def _reload(state: Encounter, cmd: C.Reload, rng):
     c = require_active(state, cmd.id)
-    not_in_melee(state, c, "Reloading")
+    not_in_melee(state, c, _("Reloading cannot be started in melee (p. 10)"))
     weapon = c.weapon(cmd.weapon)
     if weapon is None or not needs_ammo(weapon):
-        refuse(f"{cmd.weapon!r} is not reloaded", "no_reload")
+        refuse(_("{item!r} is not reloaded"), "no_reload", item=cmd.weapon)
     if cmd.weapon not in c.held:
-        refuse(f"{c.name} must hold {weapon.name} to reload it", "not_held")
+        refuse(
+            _("{name} must hold {weapon} to reload it"), "not_held", name=c.name, weapon=weapon.name
+        )
     room = weapon.capacity - c.rounds(weapon.key)
     if room <= 0:
-        refuse(f"{weapon.name} is full", "full")
+        refuse(_("{weapon} is full"), "full", weapon=weapon.name)
     if weapon.reload_each is not None:
         # p. 7: "(n)" KP per cartridge, after 2 KP to open the weapon.
         count = room if cmd.rounds is None else cmd.rounds
         if not 1 <= count <= room:
-            refuse(f"{weapon.name} takes 1-{room} cartridges", "bad_field", field="rounds")
+            refuse(
+                _("{weapon} takes 1-{room} cartridges"),
+                "bad_field",
+                field="rounds",
+                weapon=weapon.name,
+                room=room,
+            )
         cost = 2 + weapon.reload_each * count
         rounds = c.rounds(weapon.key) + count
     else:
@@ -941,20 +982,22 @@ def _reload(state: Encounter, cmd: C.Reload, rng):
 
 def _range_aim(state: Encounter, cmd: C.RangeAim, rng):
     c = require_active(state, cmd.id)
-    not_in_melee(state, c, "Distance aim")
+    not_in_melee(state, c, _("Distance aim cannot be started in melee (p. 10)"))
     target = combatant(state, cmd.target)
     held = [w for k in c.held if (w := c.weapon(k)) and (w.ranged or w.thrown)]
     if not held:
-        refuse(f"{c.name} holds no ranged weapon", "no_ranged")
+        refuse(_("{name} holds no ranged weapon"), "no_ranged", name=c.name)
     if in_melee(state, c):
-        refuse("no aiming in melee (p. 10)", "aim_in_melee")
+        refuse(_("no aiming in melee (p. 10)"), "aim_in_melee")
     weapon = held[0]
     allowed = int(weapon.scope) + int(c.posture != "standing")
     kept = c.range_aim if c.range_aim_target == target.id else 0
     if not cmd.levels >= 1 or kept + cmd.levels > allowed:
         refuse(
-            f"distance aim allows {allowed} level(s) here: one for a scope, one for stable "
-            "support (p. 11)",
+            _(
+                "distance aim allows {allowed} level(s) here: one for a scope, one for "
+                "stable support (p. 11)"
+            ),
             "range_aim_levels",
             allowed=allowed,
         )
@@ -965,23 +1008,26 @@ def _range_aim(state: Encounter, cmd: C.RangeAim, rng):
 
 def _overwatch(state: Encounter, cmd: C.Overwatch, rng):
     c = require_active(state, cmd.id)
-    not_in_melee(state, c, "Overwatch")
+    not_in_melee(state, c, _("Overwatch cannot be started in melee (p. 10)"))
     if not any((w := c.weapon(k)) and w.ranged for k in c.held):
-        refuse(f"{c.name} must be ready to shoot to keep watch (p. 11)", "no_ranged")
+        refuse(_("{name} must be ready to shoot to keep watch (p. 11)"), "no_ranged", name=c.name)
     if c.cp < 1:
-        refuse(f"{c.name} has no KP left", "no_cp")
+        refuse(_("{name} has no KP left"), "no_cp", name=c.name)
     watched = E.OverwatchStarted(c.id, cmd.x, cmd.y)
     after = evolve(state, watched)
-    return [*cancel_extended(c, "other_action"), watched,
-            *end_activation(after, combatant(after, c.id), rng)]
+    return [
+        *cancel_extended(c, "other_action"),
+        watched,
+        *end_activation(after, combatant(after, c.id), rng),
+    ]
 
 
 def _continue(state: Encounter, cmd: C.Continue, rng):
     c = require_active(state, cmd.id)
     if c.extended is None:
-        refuse(f"{c.name} has no extended activity", "no_extended")
+        refuse(_("{name} has no extended activity"), "no_extended", name=c.name)
     if c.cp <= 0:
-        refuse(f"{c.name} has no KP left", "no_cp")
+        refuse(_("{name} has no KP left"), "no_cp", name=c.name)
     paid = min(c.cp, c.extended.remaining)
     out = [E.ExtendedPaid(c.id, paid, c.extended.remaining - paid)]
     if paid == c.extended.remaining:
@@ -1027,77 +1073,111 @@ def passive_attack(state: Encounter, cmd: C.Attack, rng):
     reaction = state.reactions[0]
     c = combatant(state, cmd.id)
     if cmd.target != reaction.target:
-        refuse(f"the reaction is against {combatant(state, reaction.target).name}", "target")
+        refuse(
+            _("the reaction is against {target}"),
+            "target",
+            target=combatant(state, reaction.target).name,
+        )
     if reaction.kind == "overwatch" and cmd.aim:
-        refuse("an overwatch attack is a reflex: no aim (p. 11)", "aim_overwatch")
+        refuse(_("an overwatch attack is a reflex: no aim (p. 11)"), "aim_overwatch")
     plan = attack_plan(state, c, cmd)
     if plan["cost"] > c.cp:
-        refuse(f"{c.name} has {c.cp} KP; the attack costs {plan['cost']}", "no_cp")
+        refuse(
+            _("{name} has {cp} KP; the attack costs {cost}"),
+            "no_cp",
+            name=c.name,
+            cp=c.cp,
+            cost=plan["cost"],
+        )
     return declare_attack(state, c, cmd, rng, passive=True)
 
 
 def _pass(state: Encounter, cmd: C.Pass, rng):
     if not state.reactions or state.reactions[0].who != cmd.id or state.attack is not None:
-        refuse("no reaction waits for this combatant", "no_reaction")
+        refuse(_("no reaction waits for this combatant"), "no_reaction")
     reaction = state.reactions[0]
     c = combatant(state, cmd.id)
     if reaction.kind == "free_attack":
         return [E.ReactionDone(c.id, "passed")]
     if reaction.must:
-        refuse(f"{c.name} failed to hold fire and must attack (p. 11)", "must_attack")
+        refuse(_("{name} failed to hold fire and must attack (p. 11)"), "must_attack", name=c.name)
     # p. 11: a voluntary SIN test to stop oneself.
     rolled = roll(test_hand(nerve_shock=c.nerve_shock), rng, Purpose.TEST)
     total = c.alertness + rolled.result
     ok = total >= PAIN_THRESHOLD
-    return [E.ReactionDone(c.id, "held" if ok else "must_attack",
-                           (rolled.dice, total, PAIN_THRESHOLD, ok))]
+    return [
+        E.ReactionDone(
+            c.id, "held" if ok else "must_attack", (rolled.dice, total, PAIN_THRESHOLD, ok)
+        )
+    ]
 
 
 def attack_plan(state: Encounter, c: Combatant, cmd: C.Attack) -> dict:
     """Check an attack (p. 8-11) and work out its weapon, mode, shots and cost."""
     target = combatant(state, cmd.target)
     if target.id == c.id:
-        refuse("one does not attack oneself", "self")
+        refuse(_("one does not attack oneself"), "self")
     if not target.alive:
-        refuse(f"{target.name} is dead", "target_dead")
+        refuse(_("{target} is dead"), "target_dead", target=target.name)
     weapon = c.weapon(cmd.weapon)
     if weapon is None:
-        refuse(f"{c.name} carries no {cmd.weapon!r}", "no_weapon")
+        refuse(_("{name} carries no {item!r}"), "no_weapon", name=c.name, item=cmd.weapon)
     if weapon is not UNARMED and weapon.key not in c.held and c.readied != weapon.key:
-        refuse(f"{c.name} must draw {weapon.name} first", "not_held")
+        refuse(_("{name} must draw {weapon} first"), "not_held", name=c.name, weapon=weapon.name)
     if weapon is UNARMED and not (arm_ok(c, "right") or arm_ok(c, "left")):
-        refuse(f"{c.name} has no arm to strike with", "broken_arm")
+        refuse(_("{name} has no arm to strike with"), "broken_arm", name=c.name)
     melee_weapon = not weapon.ranged and not weapon.thrown
     reach = distance(c, target)
     if melee_weapon and reach > state.house.melee_reach:
         refuse(
-            f"{target.name} is {reach:.1f} m away, out of reach "
-            f"(melee reach {state.house.melee_reach:g} m, a house rule)",
+            _(
+                "{target} is {distance:.1f} m away, out of reach (melee reach {reach:g} m, "
+                "a house rule)"
+            ),
             "out_of_reach",
+            target=target.name,
+            distance=reach,
+            reach=state.house.melee_reach,
         )
     melee = in_melee(state, c)
     if cmd.aim < 0 or cmd.aim > 5:
-        refuse("aim levels are 0-5", "bad_field", field="aim")
+        refuse(_("aim levels are 0-5"), "bad_field", field="aim")
     if cmd.aim and melee and not melee_weapon:
-        refuse("aimed shots are forbidden in melee (p. 10)", "aim_in_melee")
+        refuse(_("aimed shots are forbidden in melee (p. 10)"), "aim_in_melee")
     if weapon.windup and c.wound_up != weapon.key:
-        refuse(f"{weapon.name} must be wound up first (UL {weapon.windup})", "windup")
+        refuse(
+            _("{weapon} must be wound up first (UL {windup})"),
+            "windup",
+            weapon=weapon.name,
+            windup=weapon.windup,
+        )
     modes = weapon.modes
     mode = modes[0]
     if cmd.mode:
         found = [m for m in modes if m.text == cmd.mode.lower()]
         if not found:
-            refuse(f"{weapon.name} fires {weapon.fire_modes}, not {cmd.mode!r}", "bad_mode")
+            refuse(
+                _("{weapon} fires {modes}, not {mode!r}"),
+                "bad_mode",
+                weapon=weapon.name,
+                modes=weapon.fire_modes,
+                mode=cmd.mode,
+            )
         mode = found[0]
     if mode.auto and cmd.aim:
-        refuse("auto fire gets nothing from aim (p. 11)", "aim_auto")
+        refuse(_("auto fire gets nothing from aim (p. 11)"), "aim_auto")
     shots = mode.shots
     if mode.auto and cmd.shots is not None:
         if not 0 <= cmd.shots <= weapon.max_per_round:
-            refuse(f"choose 0-{weapon.max_per_round} shots", "bad_field", field="shots")
+            refuse(_("choose 0-{max} shots"), "bad_field", field="shots", max=weapon.max_per_round)
         shots = cmd.shots
     if needs_ammo(weapon) and c.rounds(weapon.key) < max(1, shots):
-        refuse(f"{weapon.name} has {c.rounds(weapon.key)} rounds left", "no_ammo")
+        refuse(
+            _("{weapon} has {rounds} rounds left"),
+            "no_ammo",
+            weapon=weapon.name,
+            rounds=c.rounds(weapon.key),
+        )
     conditions = aim_conditions(state, c, target, weapon)
     return {
         "target": target,
@@ -1152,16 +1232,18 @@ def declare_attack(
 def _vigilance(state: Encounter, cmd: C.Vigilance, rng):
     attack = state.attack
     if attack is None or attack.stage != "vigilance" or attack.target != cmd.id:
-        refuse("no attack waits for this combatant's vigilance", "no_attack")
+        refuse(_("no attack waits for this combatant's vigilance"), "no_attack")
     options = vigilance_options(state, attack)
     chosen = default_vigilance(options) if cmd.default else tuple(cmd.properties)
     if len(chosen) > F.VIGILANCE_MAX:
-        refuse("at most three properties in vigilance (p. 8)", "too_many")
+        refuse(_("at most three properties in vigilance (p. 8)"), "too_many")
     if len(set(chosen)) != len(chosen):
-        refuse("a property counts once against an attack (p. 8)", "twice")
+        refuse(_("a property counts once against an attack (p. 8)"), "twice")
     for key in chosen:
         if key not in options:
-            refuse(f"{key!r} cannot be used against this attack", "not_allowed", key=key)
+            refuse(
+                _("{field!r} cannot be used against this attack"), "not_allowed", key=key, field=key
+            )
     return roll_attack(state, attack, chosen, rng)
 
 
@@ -1262,7 +1344,7 @@ def _proceed(state: Encounter, cmd: C.Proceed, rng):
         return decided
     attack = state.attack
     if attack is None or attack.stage != "abort" or attack.attacker != cmd.id:
-        refuse("no attack waits for this decision", "no_attack")
+        refuse(_("no attack waits for this decision"), "no_attack")
     return resolve_attack(state, rng)
 
 
@@ -1272,7 +1354,7 @@ def _abort(state: Encounter, cmd: C.Abort, rng):
         return decided
     attack = state.attack
     if attack is None or attack.stage != "abort" or attack.attacker != cmd.id:
-        refuse("no attack waits for this decision", "no_attack")
+        refuse(_("no attack waits for this decision"), "no_attack")
     return [E.AttackAborted(cmd.id)]
 
 
@@ -1350,7 +1432,7 @@ def resolve_attack(state: Encounter, rng) -> list:
         )
     )
     after = evolve(state, out[-1])
-    out.append(wound_event(after, combatant(after, target.id), area, dealt, rng, weapon.key))
+    out.append(wound_event(after, combatant(after, target.id), area, dealt, rng, weapon.name))
     return out
 
 
@@ -1422,9 +1504,7 @@ def evolve(state: Encounter, event) -> Encounter:
     if kind is E.CombatantUpdated:
         return state.put(combatant(state, event.id).with_(**dict(event.changes)))
     if kind is E.CombatantRemoved:
-        return replace(
-            state, combatants=tuple(c for c in state.combatants if c.id != event.id)
-        )
+        return replace(state, combatants=tuple(c for c in state.combatants if c.id != event.id))
     if kind is E.SurpriseSet:
         surprise = tuple((s, h) for s, h in state.surprise if s != event.side)
         if event.hand:

@@ -184,6 +184,7 @@ def vigilance_prompt(state: Encounter, attack: PendingAttack) -> dict:
         "kind": "vigilance",
         "for": attack.target,
         "attacker": attacker.name,
+        "target_name": state.get(attack.target).name,
         "weapon": weapon.name,
         "options": [{"key": k, "value": v} for k, v in options.items()],
         "bonus": X.vigilance_bonus(state, state.get(attack.target)),
@@ -228,24 +229,33 @@ def prompts(state: Encounter, viewer: Viewer) -> list[dict]:
     return [prompt]
 
 
-def action(key: str, cost, command: dict, *, why: str = "", **extra) -> dict:
-    return {"key": key, "cost": cost, "command": command, "enabled": not why, "why": why, **extra}
+def action(key: str, cost, command: dict, *, why=None, **extra) -> dict:
+    """An action the active combatant could take; `why` (a RulesError, or English text)
+    says why not: its English message, and its template and params to translate."""
+    reason = why_of(why)
+    return {"key": key, "cost": cost, "command": command, "enabled": not why, **reason, **extra}
 
 
-def try_cost(state: Encounter, command) -> tuple[int | None, str]:
+def why_of(why) -> dict:
+    if isinstance(why, RulesError):
+        return {"why": str(why), "why_template": why.template, "why_params": why.params}
+    return {"why": why or "", "why_template": "", "why_params": {}}
+
+
+def try_cost(state: Encounter, command) -> tuple[int | None, RulesError | None]:
     """What a command would cost now, or why it cannot be given."""
     try:
         events = X.decide(state, command, _NoDice())
     except RulesError as error:
-        return None, str(error)
+        return None, error
     except _Rolled:
-        return None, ""
+        return None, None
     cost = 0
     for event in events:
         cost += getattr(event, "cost", 0) or 0
         if isinstance(event, E.ExtendedStarted):
-            return event.paid + event.remaining, ""
-    return cost, ""
+            return event.paid + event.remaining, None
+    return cost, None
 
 
 class _Rolled(Exception):
@@ -269,8 +279,8 @@ def actions(state: Encounter, c: Combatant) -> list[dict]:
                                                  "posture": posture}, why=why, posture=posture))
     cost, why = try_cost(state, C.Scan(c.id))
     out.append(action("scan", cost, {"type": "scan", "id": c.id}, why=why))
-    out.append(action("talk", 1, {"type": "talk", "id": c.id, "syllables": 3},
-                      why="" if c.cp else "no KP left"))
+    cost, why = try_cost(state, C.Talk(c.id, 3))
+    out.append(action("talk", cost, {"type": "talk", "id": c.id, "syllables": 3}, why=why))
     for weapon in c.weapons:
         if weapon.key not in c.held:
             hand = "both" if 1 not in weapon.hands else "right" if c.right is None else "left"
@@ -294,14 +304,17 @@ def actions(state: Encounter, c: Combatant) -> list[dict]:
             out.append(action("stow", cost, {"type": "stow", "id": c.id, "hand": hand}, why=why,
                               weapon=(c.weapon(getattr(c, hand)) or UNARMED).name))
     if c.extended:
+        _cost, why = try_cost(state, C.Continue(c.id))
         out.append(action("continue", min(c.cp, c.extended.remaining),
-                          {"type": "continue", "id": c.id},
-                          why="" if c.cp else "no KP left", label=c.extended.label))
+                          {"type": "continue", "id": c.id}, why=why, label=c.extended.label))
     out.append(action("end_activation", 0, {"type": "end_activation", "id": c.id}))
     return out
 
 
-def attack_preview(state: Encounter, cmd: C.Attack, viewer: Viewer = Viewer(True)) -> dict:
+GM_VIEW = Viewer(is_gm=True)
+
+
+def attack_preview(state: Encounter, cmd: C.Attack, viewer: Viewer = GM_VIEW) -> dict:
     """Before an attack is committed: its cost, the exact chance to hit and the damage
     distribution against the target's offered vigilance (p. 8-13). The hit area is not
     known yet: the preview takes the torso's protection, or Totalrustning for 4+
@@ -312,7 +325,7 @@ def attack_preview(state: Encounter, cmd: C.Attack, viewer: Viewer = Viewer(True
             raise RulesError("no such combatant")
         plan = X.attack_plan(state, attacker, cmd)
     except RulesError as error:
-        return {"ok": False, "why": str(error)}
+        return {"ok": False, **why_of(error)}
     target, weapon = plan["target"], plan["weapon"]
     pending = PendingAttack(
         attacker=attacker.id,
