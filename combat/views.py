@@ -195,8 +195,8 @@ def encounter_command(request, pk: int):
     encounter, membership = encounter_for(request, pk)
     version = strict_int(request.POST.get("version"), name="version")
     if version is None:
-        return answer(request, encounter, membership, error=_("This page is out of date: reload it."),
-                      status=400)
+        stale_page = _("This page is out of date: reload it.")
+        return answer(request, encounter, membership, error=stale_page, status=400)
     try:
         data = command_from_post(request.POST)
         encounter, _record, after = services.command_run(

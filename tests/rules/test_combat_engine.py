@@ -429,13 +429,16 @@ def test_leaving_melee_when_the_foes_win_p10():
     cp = a.cp
     state, events = run(state, C.Move(a.id, -3.0, 0.0), 1, 1, 6, 6)
     assert of(events, E.EscapeTested).dangerous
-    assert state.escape is not None and state.active.x == 0  # not moved yet
+    assert state.escape is not None
+    assert state.active.x == 0
     assert state.active.cp == cp - 3  # paid: 3 m is past RÖR 2
     with pytest.raises(RulesError, match="reaction is waiting"):
         ENGINE.decide(state, C.Scan(a.id), ScriptedRng())
 
     aborted, _ = run(state, C.Abort(a.id))
-    assert aborted.escape is None and aborted.active.cp == cp - 3 and aborted.active.x == 0
+    assert aborted.escape is None
+    assert aborted.active.cp == cp - 3
+    assert aborted.active.x == 0
 
     state, events = run(state, C.Proceed(a.id))
     b = by_name(state, "B")
@@ -450,7 +453,8 @@ def test_leaving_melee_when_the_foes_win_p10():
     assert of(events, E.Wounded).damage == 1
     assert of(events, E.ReactionDone).how == "attacked"
     assert of(events, E.Moved).x == -3.0  # then she gets away
-    assert state.escape is None and not state.reactions
+    assert state.escape is None
+    assert not state.reactions
     assert state.active.id == a.id
 
 
@@ -474,7 +478,8 @@ def test_overwatch_calls_a_reflex_attack_or_a_sin_test_p11():
     with pytest.raises(RulesError, match="must attack"):
         ENGINE.decide(failed, C.Pass(guard.id), ScriptedRng())
     held, events = run(state, C.Pass(guard.id), 4, 6)
-    assert not held.reactions and by_name(held, "Vakt").overwatch is None
+    assert not held.reactions
+    assert by_name(held, "Vakt").overwatch is None
 
 
 def test_scanning_breaks_overwatch_p11():
@@ -498,7 +503,8 @@ def test_single_attack_mode_gives_a_rounds_kp_to_aim_and_to_vigilance_p6():
     state = add(state, "Målet", side="b", composure=2, alertness=3, x=5.0)
     shooter, target = (c.id for c in state.combatants)
     state, events = run(state, C.SingleAttack(shooter, target))
-    assert state.active.id == shooter and state.active.cp == 3 + 1 + 4  # no stress
+    assert state.active.id == shooter
+    assert state.active.cp == 3 + 1 + 4
     state, _ = run(state, C.Attack(shooter, target, "pistol", aim=3))
     # 2B1F (aim 3 against 2T) and the area roll 1B3F: seven dice; a miss.
     state, events = run(state, C.Vigilance(target, ("alertness",)), *[1] * 7)
