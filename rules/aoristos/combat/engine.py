@@ -130,8 +130,42 @@ def aim_conditions(state: Encounter, attacker: Combatant, target: Combatant, wea
     return met
 
 
+def holds_real_melee_weapon(c: Combatant) -> bool:
+    """A real melee weapon in hand (p. 8): for parrying with Närstridsvapen."""
+    return any((w := c.weapon(k)) is not None and w.real and not w.ranged for k in c.held)
+
+
 def needs_ammo(weapon) -> bool:
     return weapon.firearm is not None or weapon.magazine is not None
+
+
+def attack_hand(attacker: Combatant, weapon, aim: int, shots: int) -> Hand:
+    """The attack test's hand for this attacker and weapon (p. 9-10, 13)."""
+    return F.attack_hand(
+        aim=aim,
+        occupied_hands=attacker.occupied_hands if weapon is UNARMED else 0,
+        two_handed_grip=weapon.two_handed and attacker.grip(weapon.key) == 2,
+        projectiles=max(1, shots),
+        nerve_shock=attacker.nerve_shock,
+    )
+
+
+def attack_base(attacker: Combatant, weapon) -> int:
+    return F.attack_test_base(attacker.skill(weapon.skill), attacker.agility, attacker.alertness)
+
+
+def strength_physique(attacker: Combatant, weapon) -> int | None:
+    """FYS adds to the strength of attacks by physical contact and throws (p. 12)."""
+    contact = weapon.contact or weapon.thrown or not (weapon.ranged or weapon.thrown)
+    return attacker.physique if contact else None
+
+
+def protection_of(target: Combatant, area: str | None) -> int:
+    """Armour on the area hit, and cover there as armour; with no area, Totalrustning
+    and −1 strength per covered area (p. 12)."""
+    if area is None:
+        return F.total_armour(target.armour) + len(target.cover)
+    return sum(p.protection(area) for p in target.armour) + pairs_get(target.cover, area, 0)
 
 
 def attack_cost(weapon, aim_levels: int, conditions: int, auto: bool) -> int:
@@ -161,9 +195,7 @@ def vigilance_options(state: Encounter, attack: PendingAttack) -> dict[str, int]
         weapon.skill: target.skill(weapon.skill),
     }
     if melee_attack or (weapon.thrown and shield):
-        real = any(
-            (w := target.weapon(k)) is not None and w.real and not w.ranged for k in target.held
-        )
+        real = holds_real_melee_weapon(target)
         options["melee_weapons"] = (
             target.skill("melee_weapons") + (0 if real else -2) + (2 if shield else 0)
         )
@@ -1270,16 +1302,9 @@ def roll_attack(state: Encounter, attack: PendingAttack, chosen: tuple, rng) -> 
     if needs_ammo(weapon):
         shots = min(shots, weapon.max_per_round, attacker.rounds(weapon.key))
     shots = max(1, shots)
-    two_handed_grip = weapon.two_handed and attacker.grip(weapon.key) == 2
-    hand = F.attack_hand(
-        aim=attack.aim,
-        occupied_hands=attacker.occupied_hands if weapon is UNARMED else 0,
-        two_handed_grip=two_handed_grip,
-        projectiles=shots,
-        nerve_shock=attacker.nerve_shock,
-    )
+    hand = attack_hand(attacker, weapon, attack.aim, shots)
     rolled = roll(hand, rng, Purpose.TEST)
-    tb = F.attack_test_base(attacker.skill(weapon.skill), attacker.agility, attacker.alertness)
+    tb = attack_base(attacker, weapon)
     total = tb + rolled.result
     hit = total >= threshold
     area = None
@@ -1373,7 +1398,7 @@ def resolve_attack(state: Encounter, rng) -> list:
         if (
             weapon is UNARMED
             and "melee_weapons" in attack.vigilance
-            and any((w := target.weapon(k)) and w.real and not w.ranged for k in target.held)
+            and holds_real_melee_weapon(target)
         ):
             # p. 8: an unarmed attack that misses a real melee weapon's parry: a hit of
             # strength 1B in the limb used, with no modifications.
@@ -1391,28 +1416,22 @@ def resolve_attack(state: Encounter, rng) -> list:
         return out
     margin = rolled.total - rolled.threshold
     dice_sum = sum(rolled.counted)
-    contact = weapon.contact or weapon.thrown or not (weapon.ranged or weapon.thrown)
+    physique = strength_physique(attacker, weapon)
     parts = [("margin", margin)]
     if weapon.real:
         parts.append(("dice_again", dice_sum))
     if weapon.strength:
         parts.append(("weapon", weapon.strength))
-    if contact:
-        parts.append(("physique", attacker.physique))
+    if physique is not None:
+        parts.append(("physique", physique))
     active = F.active_strength(
         margin=margin,
         dice_sum=dice_sum,
         real_weapon=weapon.real,
         weapon_strength=weapon.strength,
-        physique=attacker.physique if contact else None,
+        physique=physique,
     )
-    if area is None:
-        # p. 12: Totalrustning; behind proper cover −1 per covered area.
-        protection = F.total_armour(target.armour) + len(target.cover)
-    else:
-        protection = sum(p.protection(area) for p in target.armour) + pairs_get(
-            target.cover, area, 0
-        )
+    protection = protection_of(target, area)
     final = active - protection
     dealt = F.damage(final, target.toughness, head=area == "head")
     out.append(

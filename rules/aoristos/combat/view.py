@@ -166,14 +166,8 @@ def vigilance_prompt(state: Encounter, attack: PendingAttack) -> dict:
     weapon = attacker.weapon(attack.weapon) or UNARMED
     options = X.vigilance_options(state, attack)
     default = X.default_vigilance(options)
-    hand = F.attack_hand(
-        aim=attack.aim,
-        occupied_hands=attacker.occupied_hands if weapon is UNARMED else 0,
-        two_handed_grip=weapon.two_handed and attacker.grip(weapon.key) == 2,
-        projectiles=max(1, attack.shots),
-        nerve_shock=attacker.nerve_shock,
-    )
-    tb = F.attack_test_base(attacker.skill(weapon.skill), attacker.agility, attacker.alertness)
+    hand = X.attack_hand(attacker, weapon, attack.aim, attack.shots)
+    tb = X.attack_base(attacker, weapon)
     chances = {}
     keys = list(options)
     for size in range(0, F.VIGILANCE_MAX + 1):
@@ -345,26 +339,17 @@ def attack_preview(state: Encounter, cmd: C.Attack, viewer: Viewer = GM_VIEW) ->
     parts = X.threshold_parts(probe, pending, chosen)
     threshold = sum(v for _, v in parts)
     shots = max(1, plan["shots"])
-    hand = F.attack_hand(
-        aim=cmd.aim,
-        occupied_hands=attacker.occupied_hands if weapon is UNARMED else 0,
-        two_handed_grip=weapon.two_handed and attacker.grip(weapon.key) == 2,
-        projectiles=shots,
-        nerve_shock=attacker.nerve_shock,
-    )
-    tb = F.attack_test_base(attacker.skill(weapon.skill), attacker.agility, attacker.alertness)
-    contact = weapon.contact or weapon.thrown or not (weapon.ranged or weapon.thrown)
-    if shots >= 4:
-        protection = F.total_armour(target.armour) + len(target.cover)
-    else:
-        protection = sum(p.protection("torso") for p in target.armour)
+    hand = X.attack_hand(attacker, weapon, cmd.aim, shots)
+    tb = X.attack_base(attacker, weapon)
+    area_less = shots >= 4 or weapon.explosive
+    protection = X.protection_of(target, None if area_less else "torso")
     damage = F.damage_distribution(
         hand=hand,
         test_base=tb,
         threshold=threshold,
         real_weapon=weapon.real,
         weapon_strength=weapon.strength,
-        physique=attacker.physique if contact else None,
+        physique=X.strength_physique(attacker, weapon),
         armour=protection,
         toughness=target.toughness,
     )
