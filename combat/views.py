@@ -19,6 +19,7 @@ from campaigns.access import get_campaign, get_membership
 from combat import services
 from combat.forms import EncounterForm
 from combat.models import Encounter, NpcTemplate
+from combat.templatetags.aoristos_combat import translated
 from core.params import strict_int
 from rules.engine import engine_for
 from rules.errors import RulesError
@@ -209,7 +210,7 @@ def encounter_command(request, pk: int):
     except services.NotYours:
         raise PermissionDenied from None
     except RulesError as error:
-        return answer(request, encounter, membership, error=error.translated(_), status=400)
+        return answer(request, encounter, membership, error=translated(error), status=400)
     return answer(request, encounter, membership, result=after)
 
 
@@ -271,7 +272,7 @@ def add_combatant(request, pk: int):
                       error=_("The situation changed: here is how it stands now."))
     except RulesError as error:
         encounter.refresh_from_db()
-        return answer(request, encounter, membership, error=error.translated(_), status=400)
+        return answer(request, encounter, membership, error=translated(error), status=400)
     encounter.refresh_from_db()
     return answer(request, encounter, membership)
 
@@ -301,7 +302,7 @@ def attack_preview(request, pk: int):
         command = engine.parse_command(data)
         preview = engine.preview(state, command, services.viewer_for(encounter, membership))
     except RulesError as error:
-        preview = {"ok": False, "why": error.translated(_)}
+        preview = {"ok": False, "why": translated(error)}
     viewer = services.viewer_for(encounter, membership)
     if preview.get("ok") and not viewer.is_gm and data.get("id") not in viewer.controls:
         raise PermissionDenied

@@ -90,17 +90,41 @@ def weapon_name(key, names):
     return names.get(key, key) if isinstance(names, dict) else key
 
 
+def localized(params: dict) -> dict:
+    """A refusal's params with game keys (areas, postures, limb states) in the game's
+    words."""
+    out = {}
+    for key, value in params.items():
+        if isinstance(value, str) and value in GAME_TERMS:
+            value = GAME_TERMS[value]
+        elif isinstance(value, list | tuple) and all(isinstance(v, str) for v in value):
+            value = ", ".join(str(term(v)) for v in value)
+        out[key] = value
+    return out
+
+
+def refusal(template_: str, params: dict, english: str) -> str:
+    """A refusal in the page's language: the engine's template translated, then filled;
+    the English text when there is no template or the translation does not fit."""
+    if not template_:
+        return english
+    try:
+        return gettext(template_).format(**localized(params))
+    except (KeyError, IndexError, ValueError, AttributeError):
+        return english
+
+
+def translated(error) -> str:
+    """A RulesError from the engine, for the page."""
+    return refusal(getattr(error, "template", ""), getattr(error, "params", {}), str(error))
+
+
 @register.filter
 def reason(data):
-    """Why an action or a preview is refused, in the page's language (the engine's
-    refusal template translated, then filled; its English text as the fallback)."""
-    template_ = data.get("why_template") if isinstance(data, dict) else ""
-    if not template_:
-        return data.get("why", "") if isinstance(data, dict) else ""
-    try:
-        return gettext(template_).format(**data.get("why_params", {}))
-    except (KeyError, IndexError, ValueError, AttributeError):
-        return data.get("why", "")
+    """Why an action or a preview is refused (a dict with why, why_template, why_params)."""
+    if not isinstance(data, dict):
+        return ""
+    return refusal(data.get("why_template", ""), data.get("why_params", {}), data.get("why", ""))
 
 
 ACTION_LABELS = {

@@ -558,7 +558,9 @@ def _remove(state: Encounter, cmd: C.RemoveCombatant, rng):
     c = combatant(state, cmd.id)
     if state.round:
         refuse(
-            _("{name} is in the fight: mark them out instead of removing"), "started", name=c.name
+            _("{name} is in the fight: once it has started, nobody leaves the encounter's list"),
+            "started",
+            name=c.name,
         )
     return [E.CombatantRemoved(cmd.id)]
 
