@@ -16,6 +16,16 @@ asyncio raw-socket clients from this process (the servers are child processes):
 4. opening 1,000 streams at once: time until all got their first body bytes, and the
    server's memory per open stream (VmRSS of granian's worker processes before, with
    1,000 open and after closing them).
+5. a combat command beside a roll (goal: p50 and p99 within 2x the roll's): the GM ends
+   the active NPC's activation in a seeded, started encounter (`Combat` tracks the
+   encounter's version, which each command needs). Its fan-out to 10 pages, measured in
+   phase 1 right after the roll's at 10 pages on the one-process server; and its answer
+   under the roll-rate load of phase 2 (16 clients, each ending activations in an
+   encounter of its own, right after the rolls), both through the page's form (the panel
+   a phone's click waits for: the main figure) and through the JSON API.
+6. rebuilding an encounter's state from its log (goal: under 50 ms) with 500 events, and
+   with 500 records, in a Django script (bench/live_db.py rebuild): forget the cached state,
+   then fold the log (read, JSON decode, replay), beside reading the same rows undecoded.
 
 Every measurement is repeated (3 times by default) and the table quotes medians; the
 machine is shared and noisy, so only figures from the same run compare. The table is
@@ -75,6 +85,8 @@ class Plan:
     settle_open: float  # seconds between the last stream opening and reading RSS
     settle_close: float  # seconds between closing the streams and reading RSS
     pause: float  # seconds between two fan-out runs
+    combat_pages: int  # page count of the combat command's fan-out (one of `sizes`)
+    rebuild_samples: int  # timed rebuilds of an encounter's state, per repetition
 
 
 FULL = Plan(
@@ -91,6 +103,8 @@ FULL = Plan(
     settle_open=1,
     settle_close=3,
     pause=0.5,
+    combat_pages=10,
+    rebuild_samples=200,
 )
 QUICK = Plan(
     sizes=(5, 20),
@@ -106,6 +120,8 @@ QUICK = Plan(
     settle_open=0.3,
     settle_close=1,
     pause=0.1,
+    combat_pages=5,
+    rebuild_samples=20,
 )
 
 # --- clients: asyncio protocols on raw sockets ----------------------------------------------
@@ -378,10 +394,15 @@ def get(port: int, path: str, session: str | None = None) -> bytes:
     return f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n{cookies}\r\n".encode()
 
 
-def post(port: int, path: str, session: str | None, fields: dict[str, str]) -> bytes:
+def post(
+    port: int, path: str, session: str | None, fields: dict[str, str], idempotency: bool = True
+) -> bytes:
     """A POST as htmx sends it: form fields, CSRF cookie and header, HX-Request, and a fresh
-    idempotency key (a later version of the server may require one)."""
-    body = urllib.parse.urlencode(fields | {"idempotency_key": secrets.token_urlsafe(16)})
+    idempotency key (a later version of the server may require one; not for a combat
+    command, whose form fields are the command's and whose version makes it idempotent)."""
+    if idempotency:
+        fields = fields | {"idempotency_key": secrets.token_urlsafe(16)}
+    body = urllib.parse.urlencode(fields)
     return (
         f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nCookie: {cookie(session)}\r\n"
         f"X-CSRFToken: {CSRF_TOKEN}\r\nHX-Request: true\r\n"
@@ -390,12 +411,102 @@ def post(port: int, path: str, session: str | None, fields: dict[str, str]) -> b
     ).encode()
 
 
+def post_json(port: int, path: str, session: str, data: dict) -> bytes:
+    """A POST to the JSON API: session and CSRF cookies, the token in X-CSRFToken."""
+    body = json.dumps(data).encode()
+    return (
+        f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nCookie: {cookie(session)}\r\n"
+        f"X-CSRFToken: {CSRF_TOKEN}\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(body)}\r\n\r\n"
+    ).encode() + body
+
+
 ROLL_FIELDS = {"mode": "hand", "hand": "1B", "purpose": "test"}
 
 
 def refused_in_body(body: bytes) -> bool:
     """The roll view answers 200 with the form's errors when it refuses a roll."""
     return b'class="error"' in body
+
+
+def roll_check(status: int, body: bytes):
+    if status != 200:
+        return f"HTTP {status}"
+    if refused_in_body(body):
+        return "refused (form error)"
+    return None
+
+
+PANEL_VERSION = re.compile(rb'id="encounter-state"[^>]*?data-version="(\d+)"')
+
+
+class Combat:
+    """One encounter of two NPCs (seeded by bench/live_db.py) whose active combatant the GM
+    keeps ending the activation of, each command made against the version the previous
+    answer showed. Every command is an end_activation, so the active combatant follows
+    from the version: the order, one step per version since the seeded start.
+
+    `form()`/`form_answer()` are a phone's click (POST /encounters/<id>/command/ with
+    HX-Request, answered with the re-rendered panel); `api()`/`api_answer()` the same
+    command through the JSON API. An answer's check returns None when it was accepted and
+    shows the next version, else the problem; a refused command's answer (409: the
+    situation changed) tells the version to go on from."""
+
+    def __init__(self, port: int, session: str, seeded: dict) -> None:
+        self.port, self.session, self.id = port, session, seeded["id"]
+        self.order = seeded["order"]
+        self.start = (seeded["version"], self.order.index(seeded["active"]))
+        self.version = seeded["version"]
+
+    @property
+    def active(self) -> str:
+        version, index = self.start
+        return self.order[(index + self.version - version) % len(self.order)]
+
+    def command(self) -> dict:
+        return {"type": "end_activation", "id": self.active}
+
+    def form(self) -> bytes:
+        fields = {"version": str(self.version)} | self.command()
+        return post(self.port, f"/encounters/{self.id}/command/", self.session, fields, False)
+
+    def form_answer(self, status: int, body: bytes) -> str | None:
+        found = PANEL_VERSION.search(body)
+        shown = int(found[1]) if found else None
+        if status == 200 and shown == self.version + 1 and b"combat-error" not in body:
+            self.version = shown
+            return None
+        if shown is not None:
+            self.version = shown
+        return f"HTTP {status}" + ("" if status != 200 else f", panel at v{shown}")
+
+    def api(self) -> bytes:
+        path = f"/api/v1/encounters/{self.id}/commands"
+        return post_json(
+            self.port, path, self.session, {"version": self.version, "command": self.command()}
+        )
+
+    def api_answer(self, status: int, body: bytes) -> str | None:
+        try:
+            data = json.loads(body)
+        except ValueError:
+            data = {}
+        version = data.get("version") if isinstance(data, dict) else None
+        if status == 200 and version == self.version + 1:
+            self.version = version
+            active = data.get("state", {}).get("active")
+            return None if active == self.active else f"active {active}, not {self.active}"
+        if isinstance(version, int):
+            self.version = version
+        return f"HTTP {status}"
+
+
+@dataclass
+class Action:
+    """What a fan-out run posts, and how its answer is checked (None: accepted)."""
+
+    request: Callable[[], bytes]
+    check: Callable[[int, bytes], str | None]
 
 
 # --- servers ----------------------------------------------------------------------------------
@@ -581,7 +692,16 @@ async def close_streams(streams: list[Stream], timeout: float = 10) -> None:
         await asyncio.wait(pending, timeout=timeout)
 
 
-async def fanout_once(target: Target, sessions: list[str], rolls: int) -> dict:
+async def fanout_once(
+    target: Target, sessions: list[str], rolls: int, action: Action | None = None
+) -> dict:
+    """Open the pages' streams, post `rolls` rolls (or `action`s: each must make one event)
+    one after the other, each once the previous reached every stream."""
+    if action is None:
+        action = Action(
+            lambda: post(target.post_port, target.roll_path, target.roller, ROLL_FIELDS),
+            roll_check,
+        )
     run = FanoutRun()
     after = target.counter["seq"]
     streams = await open_streams(run, target, sessions, after)
@@ -591,16 +711,19 @@ async def fanout_once(target: Target, sessions: list[str], rolls: int) -> dict:
     with contextlib.suppress(OSError):  # so that no roll's time includes connecting
         await poster.connect()
     posted: dict[int, float] = {}
+    answers: list[float] = []
     post_errors = []
     seq = after
     for _ in range(rolls):
         seq += 1
-        request = post(target.post_port, target.roll_path, target.roller, ROLL_FIELDS)
+        request = action.request()
         posted[seq] = perf_counter()
         try:
             status, body = await poster.send(request)
-            if status != 200 or refused_in_body(body):
-                post_errors.append(f"HTTP {status}")
+            answers.append((perf_counter() - posted[seq]) * 1000)
+            problem = action.check(status, body)
+            if problem:
+                post_errors.append(problem)
         except (OSError, TimeoutError) as error:
             post_errors.append(repr(error))
         alive = sum(1 for s in live if not s.closed.done())
@@ -637,12 +760,15 @@ async def fanout_once(target: Target, sessions: list[str], rolls: int) -> dict:
         "refused": sum(1 for s in streams if s.error),
         "post_errors": post_errors,
         "event_bytes": max((s.event_bytes for s in streams), default=0),
+        "answer_p50": pct(answers, 0.50),
+        "answer_p99": pct(answers, 0.99),
     }
 
 
 async def load(port: int, requests, clients: int, seconds: float, check=None) -> dict:
     """`clients` keep-alive connections each sending `requests(i)` back to back for
-    `seconds`: completed requests, latencies and failures."""
+    `seconds`: completed requests, latencies and failures (`check(i, status, body)`: the
+    problem with client i's answer, None when it is fine; default: not 200)."""
     latencies: list[float] = []
     failures: dict[str, int] = {}
     stop_at = perf_counter() + seconds
@@ -662,7 +788,7 @@ async def load(port: int, requests, clients: int, seconds: float, check=None) ->
                     await asyncio.sleep(0.05)
                     continue
                 latencies.append((perf_counter() - began) * 1000)
-                problem = check(status, body) if check else (None if status == 200 else status)
+                problem = check(i, status, body) if check else (None if status == 200 else status)
                 if problem:
                     failures[str(problem)] = failures.get(str(problem), 0) + 1
         finally:
@@ -679,14 +805,6 @@ async def load(port: int, requests, clients: int, seconds: float, check=None) ->
         "max": max(latencies, default=float("nan")),
         "failures": failures,
     }
-
-
-def roll_check(status: int, body: bytes):
-    if status != 200:
-        return f"HTTP {status}"
-    if refused_in_body(body):
-        return "refused (form error)"
-    return None
 
 
 async def writers_once(port: int, seed: dict, seconds: float) -> dict:
@@ -863,6 +981,8 @@ class Bench:
     workdir: Path
     redis_note: str  # why the Redis rows were skipped, if they were
     fresh: Callable[[str, bool], Server]  # starts a server (granian or not) and waits for it
+    # what the combat rows are made of, by the phases that measure it beside the roll
+    combat: dict = dataclasses.field(default_factory=dict)
 
     def say(self, text: str) -> None:
         print(text, flush=True)
@@ -871,8 +991,15 @@ class Bench:
         plan = self.plan
         results: dict[tuple[str, int], list[dict]] = {}
         players = seed["fanout"]["players"]
+        # A combat command on the one-process server, at one page count, right after the
+        # roll there: the GM ends the active NPC's activation in the fan-out campaign.
+        single = targets[0]
+        fight = Combat(single.post_port, seed["fanout"]["gm"], seed["fanout"]["encounter"])
+        command = Action(fight.form, fight.form_answer)
+        combat_runs = self.combat.setdefault("fanout", [])
         for target in [baseline, *targets]:  # warm up: first requests, templates, threads
             await fanout_once(target, players[:4], 3)
+        await fanout_once(single, players[:4], 3, command)
         for rep in range(plan.reps):
             for size in plan.sizes:
                 for target in [baseline, *targets]:
@@ -891,6 +1018,25 @@ class Bench:
                         )
                         + (
                             f", roll errors: {result['post_errors'][:3]}"
+                            if result["post_errors"]
+                            else ""
+                        )
+                    )
+                    await asyncio.sleep(plan.pause)
+                if size == plan.combat_pages:
+                    first = fight.version
+                    result = await fanout_once(single, players[:size], plan.rolls[size], command)
+                    result["versions"] = (first, fight.version)
+                    result["roll"] = results[(single.name, size)][-1]  # just before, same pages
+                    combat_runs.append(result)
+                    self.say(
+                        f"  fan-out rep {rep + 1}/{plan.reps}, {size} pages, combat command: "
+                        f"p50 {ms(result['p50'])} ms, p99 {ms(result['p99'])} ms, "
+                        f"{result['delivered']}/{result['expected']} delivered, "
+                        f"{result['incomplete']} streams incomplete, "
+                        f"events of {result['event_bytes']} bytes"
+                        + (
+                            f", errors: {result['post_errors'][:3]}"
                             if result["post_errors"]
                             else ""
                         )
@@ -956,25 +1102,50 @@ class Bench:
             path = f"/campaigns/{campaign}/table/roll/"
             return post(port, path, sessions[i % len(sessions)], ROLL_FIELDS)
 
-        await load(port, health, plan.rate_clients, plan.warmup_seconds)
-        await load(port, roll, plan.rate_clients, plan.warmup_seconds)
+        # The same load of combat commands: client i is the GM (a session of its own) ending
+        # activations in encounter i of the same campaign, so that no command is stale.
+        n = plan.rate_clients
+        fights = [
+            Combat(port, seed["rate"]["gm"][i], seed["rate"]["encounters"][i]) for i in range(n)
+        ]
+        combat_loads = {
+            "form": (lambda i: fights[i].form(), lambda i, s, b: fights[i].form_answer(s, b)),
+            "api": (lambda i: fights[i].api(), lambda i, s, b: fights[i].api_answer(s, b)),
+        }
+        await load(port, health, n, plan.warmup_seconds)
+        await load(port, roll, n, plan.warmup_seconds)
+        for requests, check in combat_loads.values():
+            await load(port, requests, n, plan.warmup_seconds, check)
         rolls, healths = [], []
+        combats: dict[str, list[dict]] = {kind: [] for kind in combat_loads}
         for rep in range(plan.reps):
-            healths.append(await load(port, health, plan.rate_clients, plan.rate_seconds))
-            rolls.append(await load(port, roll, plan.rate_clients, plan.rate_seconds, roll_check))
+            healths.append(await load(port, health, n, plan.rate_seconds))
+            rolls.append(
+                await load(port, roll, n, plan.rate_seconds, lambda i, s, b: roll_check(s, b))
+            )
+            for kind, (requests, check) in combat_loads.items():
+                first = min(f.version for f in fights)
+                combats[kind].append(await load(port, requests, n, plan.rate_seconds, check))
+                combats[kind][-1]["versions"] = (first, max(f.version for f in fights))
             self.say(
                 f"  roll rate rep {rep + 1}/{plan.reps}: /healthz "
                 f"{healths[-1]['rate']:.0f} req/s p99 {ms(healths[-1]['p99'])} ms; roll "
                 f"{rolls[-1]['rate']:.0f} req/s p99 {ms(rolls[-1]['p99'])} ms"
                 + (f"; failures {rolls[-1]['failures']}" if rolls[-1]["failures"] else "")
+                + "".join(
+                    f"; combat ({kind}) {got[-1]['rate']:.0f} req/s p50 {ms(got[-1]['p50'])} "
+                    f"ms p99 {ms(got[-1]['p99'])} ms"
+                    + (f", failures {got[-1]['failures']}" if got[-1]["failures"] else "")
+                    for kind, got in combats.items()
+                )
             )
+        self.combat["rate"] = {"rolls": rolls, **combats}
         rate, base_rate = med(rolls, "rate"), med(healths, "rate")
         p99, base_p99 = med(rolls, "p99"), med(healths, "p99")
         failures = sum(sum(r["failures"].values()) for r in rolls + healths)
         count = sum(r["count"] for r in rolls)
         errors = f"{failures} errors" if failures else "0 errors"
         errors += f" in {count:,} rolls"
-        n = plan.rate_clients
         return [
             Row(
                 name=f"roll POST req/s, {n} clients",
@@ -1071,6 +1242,140 @@ class Bench:
                 ok=verdict(consistent),
             ),
         ]
+
+    async def rebuild(self, env: dict) -> None:
+        """Rebuilding an encounter's state from its log, in a Django script (live_db.py)
+        beside reading the same rows undecoded; the rows come in `combat_rows`."""
+        arguments = {
+            "events": REBUILD_EVENTS,
+            "records": REBUILD_RECORDS,
+            "samples": self.plan.rebuild_samples,
+            "reps": self.plan.reps,
+        }
+        result = await asyncio.to_thread(
+            db_script, self.site, env, self.workdir, "rebuild", arguments
+        )
+        self.combat["rebuild"] = result
+        for goal in ("events", "records"):
+            got = result[goal]
+            self.say(
+                f"  rebuild {got['records']} records / {got['events']} events: fold p50 "
+                + ", ".join(ms(r["fold_p50"]) for r in got["reps"])
+                + " ms; reading the rows p50 "
+                + ", ".join(ms(r["raw_p50"]) for r in got["reps"])
+                + " ms"
+            )
+
+    def combat_rows(self) -> list[Row]:
+        """The combat command beside the roll measured in the same phase (its fan-out right
+        after the roll's at the same page count, its load right after the roll's), and the
+        rebuild beside reading its rows."""
+        plan, rows = self.plan, []
+        goal = "p50 and p99 ≤ 2× the roll's"
+
+        def ratios(got: list[dict], roll: list[dict]) -> tuple[str, bool]:
+            p50 = med(got, "p50") / med(roll, "p50")
+            p99 = med(got, "p99") / med(roll, "p99")
+            return f"p50 ×{p50:.2f}, p99 ×{p99:.2f}", p50 <= 2 and p99 <= 2
+
+        fanout = self.combat.get("fanout")
+        size = plan.combat_pages
+        name = f"combat command, fan-out to {size:,} pages (1 process)"
+        if fanout:
+            rolls = [r["roll"] for r in fanout]
+            delivered = sum(r["delivered"] for r in fanout)
+            expected = sum(r["expected"] for r in fanout)
+            incomplete = sum(r["incomplete"] for r in fanout)
+            misordered = sum(r["misordered"] for r in fanout)
+            refused = sum(r["refused"] for r in fanout)
+            post_errors = [e for r in fanout for e in r["post_errors"]]
+            all_there = delivered == expected and not incomplete and not post_errors
+            ratio, within = ratios(fanout, rolls)
+            rows.append(
+                Row(
+                    name=name,
+                    value=f"{plan.rolls[size]} commands × {len(fanout)}",
+                    p50=ms(med(fanout, "p50")),
+                    p99=ms(med(fanout, "p99")),
+                    max=ms(med(fanout, "max")),
+                    delivered=f"{delivered:,}/{expected:,}"
+                    + (
+                        "; every stream got every command, in order"
+                        if not incomplete
+                        else f"; {incomplete} streams not all in order"
+                    )
+                    + (f" ({misordered} out of order or repeated)" if misordered else "")
+                    + (f"; {refused} streams refused/cut" if refused else "")
+                    + (f"; {len(post_errors)} POSTs failed: {post_errors[:2]}" * bool(post_errors))
+                    + f"; encounter at v{fanout[0]['versions'][0]}–v{fanout[-1]['versions'][1]}"
+                    + f"; own answer p50 {ms(med(fanout, 'answer_p50'))} ms "
+                    f"(roll {ms(med(rolls, 'answer_p50'))})"
+                    + f"; events of {max(r['event_bytes'] for r in fanout)} bytes "
+                    f"(roll {max(r['event_bytes'] for r in rolls)})",
+                    baseline=f"roll: p50 {ms(med(rolls, 'p50'))}, p99 {ms(med(rolls, 'p99'))} ms",
+                    ratio=ratio,
+                    goal=goal + ", all delivered in order",
+                    ok=verdict(within and all_there),
+                )
+            )
+        elif "fanout_skipped" in self.combat:
+            rows.append(Row(name=name, value=self.combat["fanout_skipped"], ok="skipped"))
+        rate = self.combat.get("rate")
+        if rate:
+            rolls = rate["rolls"]
+            for kind, label in (("form", "panel answer"), ("api", "JSON API")):
+                got = rate[kind]
+                failures: dict[str, int] = {}
+                for r in got:
+                    for key, count in r["failures"].items():
+                        failures[key] = failures.get(key, 0) + count
+                errors = sum(failures.values())
+                ratio, within = ratios(got, rolls)
+                rows.append(
+                    Row(
+                        name=f"combat command POST ({label}), {plan.rate_clients} clients",
+                        value=f"{med(got, 'rate'):,.0f} req/s",
+                        p50=ms(med(got, "p50")),
+                        p99=ms(med(got, "p99")),
+                        max=ms(med(got, "max")),
+                        delivered=(f"{errors} errors: {failures}" if errors else "0 errors")
+                        + f" in {sum(r['count'] for r in got):,} commands; encounters at "
+                        f"v{got[0]['versions'][0]}–v{got[-1]['versions'][1]}",
+                        baseline=f"roll: p50 {ms(med(rolls, 'p50'))}, p99 "
+                        f"{ms(med(rolls, 'p99'))} ms, {med(rolls, 'rate'):,.0f} req/s",
+                        ratio=ratio,
+                        goal=goal,
+                        ok=verdict(within and not errors),
+                    )
+                )
+        rebuilt = self.combat.get("rebuild")
+        if rebuilt:
+            for goal_kind, what in (("events", "event"), ("records", "record")):
+                got = rebuilt[goal_kind]
+                reps = got["reps"]
+                part = {key: med(reps, f"{key}_p50") for key in ("raw", "json", "records", "fold")}
+                p50, p99 = part["fold"], med(reps, "fold_p99")
+                target = REBUILD_EVENTS if goal_kind == "events" else REBUILD_RECORDS
+                rows.append(
+                    Row(
+                        name=f"rebuild a {target}-{what} encounter from its log",
+                        value=f"{p50:.1f} ms",
+                        p50=ms(p50),
+                        p99=ms(p99),
+                        max=ms(med(reps, "fold_max")),
+                        delivered=f"{got['records']:,} records, {got['events']:,} events, "
+                        f"{got['json_bytes'] / 1024:.0f} KiB JSON; p50 parts: read "
+                        f"{part['raw']:.1f} + JSON {part['json'] - part['raw']:.1f} + decode "
+                        f"{part['records'] - part['json']:.1f} + replay "
+                        f"{part['fold'] - part['records']:.1f} ms",
+                        baseline=f"reading the rows undecoded: p50 {ms(part['raw'])}, "
+                        f"p99 {ms(med(reps, 'raw_p99'))} ms",
+                        ratio=f"×{p50 / part['raw']:.0f}" if part["raw"] else "–",
+                        goal="< 50 ms (p50 and p99)",
+                        ok=verdict(p50 < 50 and p99 < 50),
+                    )
+                )
+        return rows
 
     async def opening(self, target: Target, baseline: Target, seed: dict) -> list[Row]:
         """Each repetition on a fresh server process (and a fresh minimal server): memory
@@ -1245,7 +1550,9 @@ def log_findings(servers: list[Server]) -> tuple[list[str], list[str]]:
     return errors, others
 
 
-PHASES = ("fanout", "rate", "writers", "open")
+PHASES = ("fanout", "rate", "writers", "open", "rebuild")
+REBUILD_EVENTS = 500  # an encounter with at least this many events in its log
+REBUILD_RECORDS = 500  # ... and one (the same, grown) with this many records
 
 
 async def measure(
@@ -1255,7 +1562,7 @@ async def measure(
     cid = fan["campaign"]
     stream_path = f"/live/campaigns/{cid}/events?after={{after}}"
     roll_path = f"/campaigns/{cid}/table/roll/"
-    site_counter = {"seq": 0}
+    site_counter = {"seq": fan["seq"]}  # the seeded encounter's records are events already
     baseline = Target(
         "minimal server",
         [servers["baseline"].port],
@@ -1291,6 +1598,9 @@ async def measure(
     began = perf_counter()
     if "fanout" in phases:
         bench.say("fan-out ...")
+        if bench.plan.combat_pages not in bench.plan.sizes:
+            note = f"skipped ({bench.plan.combat_pages} pages not among the sizes)"
+            bench.combat["fanout_skipped"] = note
         rows += await bench.fanout(seed, baseline, targets)
     if "rate" in phases:
         bench.say(f"roll rate ... ({perf_counter() - began:.0f} s)")
@@ -1301,6 +1611,10 @@ async def measure(
     if "open" in phases:
         bench.say(f"opening streams ... ({perf_counter() - began:.0f} s)")
         rows += await bench.opening(single, baseline, seed)
+    if "rebuild" in phases:
+        bench.say(f"rebuilding encounters ... ({perf_counter() - began:.0f} s)")
+        await bench.rebuild(env)
+    rows += bench.combat_rows()
     bench.say(f"measured in {perf_counter() - began:.0f} s")
     return rows
 
@@ -1488,6 +1802,24 @@ NOTES = """How it was measured (bench/live.py):
   open, and 3 s after closing them; the baseline is the minimal server's process. "Given
   back" is read as: RSS after closing exceeds RSS before by at most 10 % of what the open
   streams took.
+- Combat: two NPCs (same SIN, 5 m apart) that the GM commands; every command is the GM's
+  "end activation" for the active one (validated, rolls the next one's stress dice, stored
+  as a record with the campaign's next seq, broadcast like a roll), made against the
+  version the previous answer showed. Its fan-out: the same pages and client as the
+  roll's, POST /encounters/<id>/command/ (form fields version, type, id; HX-Request),
+  right after the roll's run at that page count in each repetition; "own answer" is the
+  POST's answer time there. Its load: 16 keep-alive clients, each the GM (own session) in
+  an encounter of its own in the roll-rate campaign, right after the roll load of the same
+  repetition; the form's answer is the re-rendered panel (checked to show the next
+  version), the JSON API's (POST /api/v1/encounters/<id>/commands) the new version and
+  state (checked: next version, the expected combatant active). Ratios are the combat
+  command's p50 and p99 over the roll's of the same repetitions.
+- Rebuild: an encounter of the same two NPCs grown by "end activation" until its log
+  holds 500 events (then 500 records); in one process, `combat.services.forget()` then
+  `folded(encounter)` (read, JSON decode, replay), timed 200 times per repetition,
+  interleaved with reading the same rows through a cursor without decoding (the
+  baseline), through the ORM (JSON decoded) and with `combat.services.records` (decoded
+  into events): the "parts" are the differences of those medians.
 - A row's "ok?" compares the medians with the issue's goals; "**NO**" is a finding, not
   a failure of the benchmark (which exits 0 whenever it could measure)."""
 

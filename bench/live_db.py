@@ -5,18 +5,29 @@ and the site's directory as the working directory:
 
     python bench/live_db.py seed '{"players": 1000, "rate_clients": 16, "writers": 50}'
     python bench/live_db.py check '{"campaign": 123}'
+    python bench/live_db.py rebuild '{"events": 500, "records": 500, "samples": 200, "reps": 3}'
 
 Each prints one JSON object on stdout. Seeding is fast: one password hash for every user,
 bulk inserts, one transaction. Three campaigns keep the measurements apart: "fanout" (a
 GM and the players whose pages hold streams), "rate" (the 16 clients of the roll-rate
 run) and "writers" (players with a character each, awarded UP to spend).
+
+Combat: the fan-out campaign gets one started encounter and the rate campaign one per
+roll-rate client, each with two NPCs that the GM commands, so that the GM's "end
+activation" for the active one can be repeated without end (it rolls the next one's
+stress dice, is stored as the campaign's next event and broadcast). `rebuild` builds an
+encounter of that kind in a campaign of its own until its log holds the events (and then
+the records) asked for, and times rebuilding its state from the log (`combat.services`:
+forget, then folded) beside reading the same rows without decoding them.
 """
 
 import json
 import os
 import random
+import statistics
 import sys
 from pathlib import Path
+from time import perf_counter
 
 sys.path.insert(0, os.getcwd())  # the site being measured (bench/live.py sets cwd)
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "aoristos_site.settings")
@@ -33,12 +44,14 @@ from django.contrib.auth import (  # noqa: E402
 )
 from django.contrib.auth.hashers import make_password  # noqa: E402
 from django.contrib.sessions.backends.db import SessionStore  # noqa: E402
-from django.db import transaction  # noqa: E402
+from django.db import connection, transaction  # noqa: E402
 
 from campaigns.models import Campaign, Membership  # noqa: E402
 from campaigns.services import campaign_create  # noqa: E402
 from characters import services as advancement  # noqa: E402
 from characters.models import Character, DpEntry, default_skills  # noqa: E402
+from combat import services as combat  # noqa: E402
+from combat.models import CombatRecord  # noqa: E402
 from table.models import MembershipEvent, NoticeEvent, RollEvent  # noqa: E402
 
 # Albert of the tests (tests/conftest.py); a skill at 2 so that each raise costs UP.
@@ -75,6 +88,46 @@ def campaign_with(gm, players: list, name: str) -> Campaign:
     return campaign
 
 
+# Two NPCs 5 m apart, on two sides; same SIN, so the first added acts first.
+NPCS = [
+    {"type": "add_combatant", "name": "Vakt A", "side": "a", "npc": True, "x": 0.0,
+     "physique": 3, "agility": 2, "alertness": 2, "skills": {"evasion": 1},
+     "weapons": ["knife"], "right": "knife"},
+    {"type": "add_combatant", "name": "Vakt B", "side": "b", "npc": True, "x": 5.0,
+     "physique": 3, "agility": 2, "alertness": 2, "skills": {"evasion": 1},
+     "weapons": ["knife"], "right": "knife"},
+]
+
+
+def gm_membership(campaign: Campaign) -> Membership:
+    return campaign.memberships.get(role=Membership.Role.GM)
+
+
+def command(encounter_id: int, membership, data: dict):
+    """Run one command against the encounter's current version (as the pages do)."""
+    from combat.models import Encounter
+
+    version = Encounter.objects.values_list("version", flat=True).get(pk=encounter_id)
+    return combat.command_run(
+        encounter_id=encounter_id, membership=membership, data=data, version=version
+    )
+
+
+def started_encounter(campaign: Campaign, name: str) -> dict:
+    """An encounter of the two NPCs, started: what the benchmark needs to command it."""
+    membership = gm_membership(campaign)
+    encounter = combat.encounter_create(campaign=campaign, name=name, house_rules={})
+    for npc in NPCS:
+        command(encounter.pk, membership, npc)
+    encounter, _record, after = command(encounter.pk, membership, {"type": "start"})
+    return {
+        "id": encounter.pk,
+        "version": encounter.version,
+        "order": list(after.state.order),
+        "active": after.state.active.id,
+    }
+
+
 @transaction.atomic
 def seed(players: int, rate_clients: int, writers: int) -> dict:
     password = make_password("bench-password")
@@ -102,13 +155,24 @@ def seed(players: int, rate_clients: int, writers: int) -> dict:
     for character in characters:
         advancement.dp_award(character=character, amount=AWARD, reason="Bench", by=gm)
 
+    fanout_encounter = started_encounter(fanout, "Bench: fan-out")
+    rate_encounters = [started_encounter(rate, f"Bench: rate {i}") for i in range(rate_clients)]
+    fanout.refresh_from_db()
     return {
         "fanout": {
             "campaign": fanout.pk,
+            "seq": fanout.event_seq,  # the encounter's set-up records are events 1..3
             "gm": session_for(gm),
             "players": [session_for(user) for user in fanout_players],
+            "encounter": fanout_encounter,
         },
-        "rate": {"campaign": rate.pk, "players": [session_for(user) for user in rate_players]},
+        "rate": {
+            "campaign": rate.pk,
+            "players": [session_for(user) for user in rate_players],
+            # one encounter per client, each commanded by the GM (a session per client)
+            "gm": [session_for(gm) for _ in range(rate_clients)],
+            "encounters": rate_encounters,
+        },
         "writers": {
             "campaign": written.pk,
             "spend_key": SPEND_KEY,
@@ -176,14 +240,130 @@ def check(campaign_id: int) -> dict:
     }
 
 
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def raw_rows(encounter_id: int, columns: str) -> list[tuple]:
+    """An encounter's records, in version order, as the database gives them (the events as
+    JSON text)."""
+    table = connection.ops.quote_name(CombatRecord._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT {columns} FROM {table} WHERE encounter_id = %s ORDER BY version",
+            [encounter_id],
+        )
+        return cursor.fetchall()
+
+
+def rebuild_times(encounter, samples: int) -> dict:
+    """Time rebuilding the encounter's state from its log, `samples` times each, the kinds
+    of work interleaved so that they share the machine's noise (milliseconds):
+
+    - raw: the rows' version, events (JSON text, not decoded), undo_to and redo in version
+      order through a cursor: the baseline, what reading the log costs at all;
+    - json: the same through the ORM (JSONField decodes each row's events);
+    - records: `combat.services.records`, the JSON decoded into the engine's events;
+    - fold: `forget(); folded(encounter)`, what a process without the state in its cache
+      does: read, decode and replay every record."""
+    engine = combat.engine_of(encounter)
+    rows = CombatRecord.objects.filter(encounter_id=encounter.pk).order_by("version")
+
+    def raw():
+        return raw_rows(encounter.pk, "version, events, undo_to, redo")
+
+    def json_rows():
+        return list(rows.values_list("version", "events", "undo_to", "redo"))
+
+    def records():
+        return combat.records(encounter.pk, engine)
+
+    def fold():
+        combat.forget()
+        return combat.folded(encounter, engine)
+
+    kinds = {"raw": raw, "json": json_rows, "records": records, "fold": fold}
+    for work in kinds.values():  # warm up: connection, statements, imports
+        work()
+    times: dict[str, list[float]] = {name: [] for name in kinds}
+    for i in range(samples):
+        names = list(kinds)
+        names = names[i % len(names) :] + names[: i % len(names)]  # rotate the order
+        for name in names:
+            began = perf_counter()
+            kinds[name]()
+            times[name].append((perf_counter() - began) * 1000)
+    out = {}
+    for name, values in times.items():
+        out |= {
+            f"{name}_p50": pct(values, 0.5),
+            f"{name}_p99": pct(values, 0.99),
+            f"{name}_max": max(values),
+            f"{name}_mean": statistics.fmean(values),
+        }
+    return out
+
+
+def rebuild(events: int, records: int, samples: int, reps: int) -> dict:
+    """An encounter whose log grows by the GM's "end activation" until it holds `events`
+    events, timed; then on to `records` records, timed again."""
+    from combat.models import Encounter
+
+    tag = f"b{random.randrange(10**6):06d}-"
+    gm = User.objects.create(username=f"{tag}rebuild-gm", password="!")
+    campaign = campaign_with(gm, [], "Bench: rebuild")
+    membership = gm_membership(campaign)
+    seeded = started_encounter(campaign, "Bench: rebuild")
+    encounter_id, active = seeded["id"], seeded["active"]
+    rows = CombatRecord.objects.filter(encounter_id=encounter_id)
+    count = rows.count()
+    stored = sum(len(e) for e in rows.values_list("events", flat=True))
+    building = 0.0
+    commands = 0
+    out = {}
+    for goal, target in (("events", events), ("records", records)):
+        while (stored if goal == "events" else count) < target:
+            began = perf_counter()
+            _e, record, after = command(
+                encounter_id, membership, {"type": "end_activation", "id": active}
+            )
+            building += perf_counter() - began
+            active = after.state.active.id
+            commands += 1
+            count += 1
+            stored += len(record.events)
+        encounter = Encounter.objects.get(pk=encounter_id)
+        # what is stored, counted in the database (not from what the commands returned)
+        texts = [e for (e,) in raw_rows(encounter_id, "events")]
+        assert len(texts) == count == encounter.version, (len(texts), count, encounter.version)
+        assert sum(len(json.loads(t)) for t in texts) == stored
+        rebuilt = combat.folded(encounter)
+        out[goal] = {
+            "records": count,
+            "events": stored,
+            "json_bytes": sum(len(t) for t in texts),
+            "version": encounter.version,
+            "round": rebuilt.state.round,
+            "reps": [rebuild_times(encounter, samples) for _ in range(reps)],
+        }
+    out["build_seconds"] = building  # running the commands, in this process
+    out["commands"] = commands
+    return out
+
+
 if __name__ == "__main__":
-    command, arguments = sys.argv[1], json.loads(sys.argv[2])
-    if command == "seed":
+    command_name, arguments = sys.argv[1], json.loads(sys.argv[2])
+    if command_name == "seed":
         result = seed(arguments["players"], arguments["rate_clients"], arguments["writers"])
-    elif command == "check":
+    elif command_name == "check":
         result = check(arguments["campaign"])
+    elif command_name == "rebuild":
+        result = rebuild(
+            arguments["events"], arguments["records"], arguments["samples"], arguments["reps"]
+        )
     else:
-        raise SystemExit(f"unknown command {command!r}")
+        raise SystemExit(f"unknown command {command_name!r}")
     out = Path(arguments["out"]) if "out" in arguments else None
     text = json.dumps(result)
     if out:

@@ -1,5 +1,5 @@
 """`make bench` keeps working: its client parses what servers send, and its quick mode runs
-end to end and prints every row of the table.
+end to end and prints every row of the table (the combat command's and rebuild's too).
 
 Goals are not checked (CI machines are noisy): that is what `make bench` reports.
 """
@@ -92,6 +92,28 @@ def test_quick_benchmark_prints_every_row(tmp_path):
     for name in named("fan-out, Redis"):
         measured = bool(os.environ.get("REDIS_URL"))
         assert (rows[name][9] != "skipped") == measured, rows[name]
+    # The combat command beside the roll: its fan-out reached every page, in order, and its
+    # load and the rebuilds were measured (with their ratios to the roll / the raw read).
+    fanout = named("combat command, fan-out to", "pages")
+    assert len(fanout) == 1, names
+    p99, delivered, ratio, ok = (rows[fanout[0]][i] for i in (3, 5, 7, 9))
+    assert p99.replace(",", "").replace(".", "").isdigit(), rows[fanout[0]]
+    assert "every stream got every command, in order" in delivered, rows[fanout[0]]
+    assert "POSTs failed" not in delivered, rows[fanout[0]]
+    assert "p50 ×" in ratio, rows[fanout[0]]
+    assert "p99 ×" in ratio, rows[fanout[0]]
+    assert ok in {"yes", "**NO**"}
+    for parts in [("combat command POST (panel answer)",), ("combat command POST (JSON API)",)]:
+        assert len(named(*parts)) == 1, (parts, names)
+        row = rows[named(*parts)[0]]
+        assert row[5].startswith("0 errors"), row  # every command accepted, none stale
+        assert "p50 ×" in row[7], row
+    for parts in [("rebuild a 500-event encounter",), ("rebuild a 500-record encounter",)]:
+        assert len(named(*parts)) == 1, (parts, names)
+        row = rows[named(*parts)[0]]
+        assert row[1].endswith(" ms"), row
+        assert "events" in row[5], row
+        assert "records" in row[5], row
     for parts in [
         ("roll POST req/s",),
         ("roll POST p99",),
