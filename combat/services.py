@@ -9,8 +9,8 @@ check, decide, evolve, describe and show, and stores what the engine returns.
   unique (encounter, version): two commands never interleave, and a stale one changes
   nothing (`Stale`, HTTP 409).
 - **The state is the fold of the log**, kept per process for the encounter's latest
-  version (`folded`); another process, a restart or a rollback reads the log again, which
-  for 500 records takes a few milliseconds.
+  version (`folded`); another process, a restart or a rollback reads the log again
+  (`make bench` measures rebuilding 500-event and 500-record encounters).
 - **One ordered stream per campaign.** A record takes the campaign's next sequence number
   (`table.services.next_seq`) and goes to the open pages after commit, with its log lines
   rendered once per audience by the table's stream.

@@ -32,6 +32,7 @@ TEXT_FIELDS = {"type", "id", "name", "side", "hand", "label", "weapon", "target"
 LIST_FIELDS = {"properties", "hidden_areas", "weapons", "armour"}
 NUMBER = re.compile(r"^-?[0-9]{1,6}(\.[0-9]{1,2})?$")
 SKIP = {"csrfmiddlewaretoken", "version", "next"}
+UNDO_CHOICES = 30
 
 
 class LogIn(Exception):
@@ -118,11 +119,13 @@ def page_context(encounter, membership, result=None, **extra) -> dict:
         "state_template": f"{engine.template}/_state.html",
         "can_undo": result.can_undo,
         "can_redo": result.can_redo,
-        "applied": list(result.applied),
+        # The undo menu offers the latest versions (the API goes back to any).
+        "applied": list(result.applied[-UNDO_CHOICES:]),
+        "undo_to_start": len(result.applied) <= UNDO_CHOICES,
         "house_rules": engine.house_rules(),
         **extra,
     }
-    if membership.is_gm:
+    if membership.is_gm and not state["started"]:  # the forms that set an encounter up
         items = services.catalogue(encounter.campaign_id, engine)
         context["weapons"] = sorted(items.get("weapon", {}).values(), key=lambda w: w.name)
         context["armour"] = sorted(items.get("armour", {}).values(), key=lambda a: a.name)

@@ -224,11 +224,24 @@ def decode(data: Any, types: Mapping[str, type]) -> Any:
         if cls is None:
             raise RulesError(f"unknown stored type {name!r}")
         values = {}
-        for field in dataclasses.fields(cls):
-            if field.name in data:
-                value = decode(data[field.name], types)
-                if "frozenset" in str(field.type) and isinstance(value, tuple):
+        for field_name, is_set in _decoded_fields(cls):
+            if field_name in data:
+                value = decode(data[field_name], types)
+                if is_set and isinstance(value, tuple):
                     value = frozenset(value)
-                values[field.name] = value
+                values[field_name] = value
         return cls(**values)
     return data
+
+
+_DECODED_FIELDS: dict[type, tuple[tuple[str, bool], ...]] = {}
+
+
+def _decoded_fields(cls: type) -> tuple[tuple[str, bool], ...]:
+    """A class's field names, and which are frozensets (stored as lists): once per class."""
+    found = _DECODED_FIELDS.get(cls)
+    if found is None:
+        found = _DECODED_FIELDS[cls] = tuple(
+            (field.name, "frozenset" in str(field.type)) for field in dataclasses.fields(cls)
+        )
+    return found

@@ -22,6 +22,7 @@ from rules.aoristos.combat.state import (
     Extended,
     PendingAttack,
     Reaction,
+    changed,
     pairs_get,
     pairs_set,
 )
@@ -1517,7 +1518,7 @@ def spend(state: Encounter, cid: str, cost: int, **changes) -> Encounter:
 def evolve(state: Encounter, event) -> Encounter:
     kind = type(event)
     if kind is E.CombatantAdded:
-        return replace(
+        return changed(
             state,
             combatants=(*state.combatants, event.combatant),
             next_id=state.next_id + 1,
@@ -1525,12 +1526,12 @@ def evolve(state: Encounter, event) -> Encounter:
     if kind is E.CombatantUpdated:
         return state.put(combatant(state, event.id).with_(**dict(event.changes)))
     if kind is E.CombatantRemoved:
-        return replace(state, combatants=tuple(c for c in state.combatants if c.id != event.id))
+        return changed(state, combatants=tuple(c for c in state.combatants if c.id != event.id))
     if kind is E.SurpriseSet:
         surprise = tuple((s, h) for s, h in state.surprise if s != event.side)
         if event.hand:
             surprise += ((event.side, event.hand),)
-        return replace(state, surprise=surprise)
+        return changed(state, surprise=surprise)
     if kind is E.CombatStarted:
         bonus = {cid: b for cid, _dice, b in event.rolls}
         combatants = tuple(
@@ -1540,13 +1541,13 @@ def evolve(state: Encounter, event) -> Encounter:
             )
             for c in state.combatants
         )
-        return replace(state, combatants=combatants, order=event.order)
+        return changed(state, combatants=combatants, order=event.order)
     if kind is E.SingleAttackSet:
         state = state.put(combatant(state, event.attacker).with_(cp=event.cp))
         state = state.put(combatant(state, event.target).with_(vigilance_bonus=event.bonus))
-        return replace(state, single=True, round=1, order=(event.attacker,), turn=0)
+        return changed(state, single=True, round=1, order=(event.attacker,), turn=0)
     if kind is E.RoundStarted:
-        return replace(
+        return changed(
             state,
             round=event.round,
             turn=-1,
@@ -1557,7 +1558,7 @@ def evolve(state: Encounter, event) -> Encounter:
         changes = {"cp": max(0, c.cp - event.loss), "moved_since_activation": False}
         if event.bow_test is not None and not event.bow_test[3]:
             changes["wound_up"] = None  # p. 7: the arrow is spent
-        return replace(state.put(c.with_(**changes)), turn=event.turn)
+        return changed(state.put(c.with_(**changes)), turn=event.turn)
     if kind is E.Moved:
         c = combatant(state, event.id)
         changes = {
@@ -1567,7 +1568,7 @@ def evolve(state: Encounter, event) -> Encounter:
             "moved_since_activation": True,
         }
         if state.escape is not None and state.escape.mover == event.id:
-            state = replace(state, escape=None)
+            state = changed(state, escape=None)
         return spend(state, event.id, event.cost, **changes)
     if kind is E.KpSpent:
         changes = {"overwatch": None} if event.action == "scan" else {}
@@ -1622,7 +1623,7 @@ def evolve(state: Encounter, event) -> Encounter:
             called_area=event.called_area,
             passive=event.passive,
         )
-        return replace(state, attack=pending)
+        return changed(state, attack=pending)
     if kind is E.VigilanceChosen:
         attack = replace(
             state.attack,
@@ -1630,7 +1631,7 @@ def evolve(state: Encounter, event) -> Encounter:
             threshold_parts=event.parts,
             vigilance=event.properties,
         )
-        state = replace(state, attack=attack)
+        state = changed(state, attack=attack)
         if event.move_to is not None:
             c = combatant(state, event.target)
             state = state.put(
@@ -1643,10 +1644,10 @@ def evolve(state: Encounter, event) -> Encounter:
             )
         return state
     if kind is E.AttackRolled:
-        return replace(state, attack=replace(state.attack, stage="abort", roll=event))
+        return changed(state, attack=replace(state.attack, stage="abort", roll=event))
     if kind is E.AttackAborted:
         c = combatant(state, event.attacker)
-        return replace(state.put(c.with_(wound_up=None)), attack=None)
+        return changed(state.put(c.with_(wound_up=None)), attack=None)
     if kind is E.AttackResolved:
         c = combatant(state, event.attacker)
         weapon = c.weapon(event.weapon) or UNARMED
@@ -1662,7 +1663,7 @@ def evolve(state: Encounter, event) -> Encounter:
         if weapon.thrown:  # the thrown weapon leaves the hand
             changes["right"] = None if c.right == weapon.key else c.right
             changes["left"] = None if c.left == weapon.key else c.left
-        return replace(state.put(c.with_(**changes)), attack=None)
+        return changed(state.put(c.with_(**changes)), attack=None)
     if kind is E.Wounded:
         c = combatant(state, event.id)
         changes = {
@@ -1700,25 +1701,25 @@ def evolve(state: Encounter, event) -> Encounter:
         state = spend(state, event.mover, event.cost)
         if not event.dangerous:
             return state
-        return replace(state, escape=Escape(event.mover, event.x, event.y, event.distance))
+        return changed(state, escape=Escape(event.mover, event.x, event.y, event.distance))
     if kind is E.EscapeDecided:
         if not event.go_on:
-            return replace(state, escape=None)
-        return replace(state, escape=replace(state.escape, decided=True))
+            return changed(state, escape=None)
+        return changed(state, escape=replace(state.escape, decided=True))
     if kind is E.ReactionCalled:
         reaction = Reaction(event.kind, event.who, event.target)
-        return replace(state, reactions=(*state.reactions, reaction))
+        return changed(state, reactions=(*state.reactions, reaction))
     if kind is E.ReactionDone:
         reaction = state.reactions[0]
         if event.how == "must_attack":
-            return replace(state, reactions=(replace(reaction, must=True), *state.reactions[1:]))
+            return changed(state, reactions=(replace(reaction, must=True), *state.reactions[1:]))
         c = combatant(state, event.who)
         changes = {"reacting": False}
         if reaction.kind == "overwatch":
             changes["overwatch"] = None  # p. 11: once
-        return replace(state.put(c.with_(**changes)), reactions=state.reactions[1:])
+        return changed(state.put(c.with_(**changes)), reactions=state.reactions[1:])
     if kind is E.Woke:
         return state.put(combatant(state, event.id).with_(conscious=True))
     if kind is E.EncounterEnded:
-        return replace(state, ended=True, attack=None)
+        return changed(state, ended=True, attack=None)
     raise RulesError(f"unknown event {kind.__name__}")

@@ -4,7 +4,7 @@ All frozen. Mappings are kept as tuples of pairs so values stay hashable and com
 content; `pairs_get` reads them.
 """
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from rules.aoristos.combat.gear import LIMBS, Armour, Weapon
@@ -19,6 +19,30 @@ UNARMED = Weapon(
     contact=True,
     sources=(("real", "s. 8"), ("skill", "s. 9")),
 )
+
+
+def changed(value, **changes):
+    """`value` (a frozen dataclass of this module) with some fields changed: what
+    ``dataclasses.replace`` does, without running ``__init__`` again for every field. The
+    fold applies hundreds of events, each changing a field or two of a combatant with
+    fifty, so this is most of a replay's time (bench/live.py, rebuild)."""
+    unknown = changes.keys() - _field_names(type(value))
+    if unknown:
+        raise TypeError(f"{type(value).__name__} has no field {sorted(unknown)[0]!r}")
+    new = object.__new__(type(value))
+    new.__dict__.update(value.__dict__)
+    new.__dict__.update(changes)
+    return new
+
+
+_FIELD_NAMES: dict[type, frozenset[str]] = {}
+
+
+def _field_names(cls: type) -> frozenset[str]:
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = _FIELD_NAMES[cls] = frozenset(f.name for f in fields(cls))
+    return names
 
 
 def pairs_get(pairs: tuple[tuple[str, Any], ...], key: str, default: Any = None) -> Any:
@@ -156,7 +180,7 @@ class Combatant:
         return self.alive and self.conscious
 
     def with_(self, **changes) -> "Combatant":
-        return replace(self, **changes)
+        return changed(self, **changes)
 
 
 @dataclass(frozen=True)
@@ -242,7 +266,7 @@ class Encounter:
         return None
 
     def put(self, combatant: Combatant) -> "Encounter":
-        return replace(
+        return changed(
             self,
             combatants=tuple(combatant if c.id == combatant.id else c for c in self.combatants),
         )
