@@ -12,6 +12,7 @@ from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
@@ -123,6 +124,10 @@ def page_context(encounter, membership, result=None, **extra) -> dict:
         "applied": list(result.applied[-UNDO_CHOICES:]),
         "undo_to_start": len(result.applied) <= UNDO_CHOICES,
         "house_rules": engine.house_rules(),
+        # Reversed once per page, not once per form (the panel has dozens).
+        "command_url": reverse("combat:command", args=[encounter.pk]),
+        "add_url": reverse("combat:add", args=[encounter.pk]),
+        "preview_url": reverse("combat:preview", args=[encounter.pk]),
         **extra,
     }
     if membership.is_gm and not state["started"]:  # the forms that set an encounter up
