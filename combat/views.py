@@ -12,7 +12,9 @@ from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
+from django.middleware.csrf import get_token
 from django.urls import reverse
+from django.utils.html import format_html
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
@@ -103,7 +105,7 @@ def command_from_post(post) -> dict:
     return data
 
 
-def page_context(encounter, membership, result=None, **extra) -> dict:
+def page_context(request, encounter, membership, result=None, **extra) -> dict:
     """The encounter as `membership` sees it; `result` is the state just made by a command
     (else the stored version's, from this process's cache or the log)."""
     engine = services.engine_of(encounter)
@@ -124,7 +126,11 @@ def page_context(encounter, membership, result=None, **extra) -> dict:
         "applied": list(result.applied[-UNDO_CHOICES:]),
         "undo_to_start": len(result.applied) <= UNDO_CHOICES,
         "house_rules": engine.house_rules(),
-        # Reversed once per page, not once per form (the panel has dozens).
+        # The panel's dozens of forms post without JavaScript too: the token once, and the
+        # URLs reversed once per page, not once per form.
+        "csrf_input": format_html(
+            '<input type="hidden" name="csrfmiddlewaretoken" value="{}">', get_token(request)
+        ),
         "command_url": reverse("combat:command", args=[encounter.pk]),
         "add_url": reverse("combat:add", args=[encounter.pk]),
         "preview_url": reverse("combat:preview", args=[encounter.pk]),
@@ -177,7 +183,7 @@ def encounter_page(request, pk: int):
     events, older = table_services.events_page(
         encounter.campaign_id, before=None, is_gm=membership.is_gm
     )
-    context = page_context(encounter, membership, rolls=events, older=older,
+    context = page_context(request, encounter, membership, rolls=events, older=older,
                            last_seq=encounter.campaign.event_seq)
     return render(request, "combat/encounter.html", context)
 
@@ -186,12 +192,13 @@ def encounter_page(request, pk: int):
 @require_GET
 def encounter_state(request, pk: int):
     encounter, membership = encounter_for(request, pk)
-    return render(request, "combat/encounter.html#state", page_context(encounter, membership))
+    context = page_context(request, encounter, membership)
+    return render(request, "combat/encounter.html#state", context)
 
 
 def answer(request, encounter, membership, *, error: str = "", status: int = 200, result=None):
     if request.htmx:
-        context = page_context(encounter, membership, result, error=error)
+        context = page_context(request, encounter, membership, result, error=error)
         return render(request, "combat/encounter.html#state", context, status=status)
     if error:
         messages.error(request, error)

@@ -297,3 +297,26 @@ def test_a_command_costs_the_same_few_queries_however_long_the_log(
     # session, encounter, membership; under the lock: the encounter, the sequence number,
     # the record, the version (and the savepoint around them); no read of the log.
     assert late <= 9
+
+
+def test_the_panels_forms_post_without_javascript(alice, gm, fight, run, dice):
+    """Every form carries the CSRF token: a browser without JavaScript posts it and gets
+    the page back."""
+    import re
+
+    from django.test import Client
+
+    fight = started(fight, gm, run, dice)
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(alice)
+    page = client.get(fight.get_absolute_url()).content.decode()
+    forms = re.findall(r"<form [^>]*method=\"post\".*?</form>", page, re.S)
+    assert forms
+    assert all("csrfmiddlewaretoken" in form for form in forms)
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page).group(1)
+    albert = next(cid for cid, owner in fight.controllers.items() if owner == alice.pk)
+    response = client.post(reverse("combat:command", args=[fight.pk]), {
+        "csrfmiddlewaretoken": token, "version": fight.version, "type": "scan", "id": albert})
+    assert response.status_code == 302
+    fight.refresh_from_db()
+    assert CombatRecord.objects.filter(encounter=fight).latest("version").command == "scan"
