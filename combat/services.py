@@ -200,11 +200,12 @@ def command_run(
 
     `controller`: for an add_combatant of a character, the user who commands it."""
     with transaction.atomic():
-        encounter = (
-            Encounter.objects.select_for_update()
-            .select_related("campaign")
-            .get(pk=encounter_id, campaign_id=membership.campaign_id)
+        # The encounter's row alone (a join would lock the campaign's row too, which
+        # every roll of the campaign takes for its number).
+        encounter = Encounter.objects.select_for_update().get(
+            pk=encounter_id, campaign_id=membership.campaign_id
         )
+        encounter.campaign = membership.campaign
         if version != encounter.version:
             raise Stale(encounter.version)
         engine = engine_of(encounter)
