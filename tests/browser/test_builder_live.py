@@ -54,6 +54,16 @@ def log_in(page, live_server, username, next_path):
     page.fill("#id_password", PASSWORD)
     page.get_by_role("button", name=re.compile("^(Logga in|Log in)$")).click()
     expect(page).to_have_url(re.compile(re.escape(next_path) + "$"))
+    # The URL changes before the page's deferred scripts run: a field filled before
+    # builder.js listens would never ask for its totals.
+    page.wait_for_load_state("load")
+
+
+def save(page):
+    """Save once the live checks on their way have answered: leaving the page aborts a
+    check in flight, which the Watch would count as a failed request."""
+    page.wait_for_load_state("networkidle")
+    page.get_by_role("button", name=SAVE).click()
 
 
 @pytest.fixture
@@ -176,7 +186,7 @@ def test_refused_save_shows_not_saved_focuses_the_first_wrong_field_and_keeps_in
     page.fill("#id_concept", "Hårdkokt modern livvakt")
     page.fill("#id_alertness", "6")
     page.fill("#id_physique", "31")
-    page.get_by_role("button", name=SAVE).click()
+    save(page)
 
     not_saved = page.get_by_test_id("not-saved")
     expect(not_saved).to_be_visible()
@@ -216,7 +226,7 @@ def test_refused_save_shows_not_saved_focuses_the_first_wrong_field_and_keeps_in
     expect(page.locator(".invalid")).to_have_count(0)
     expect(page.locator("[aria-invalid]")).to_have_count(0)
     shot(page, "2-all-fixed")
-    page.get_by_role("button", name=SAVE).click()
+    save(page)
     expect(page).to_have_url(re.compile(r"/characters/\d+/$"))
     assert Character.objects.get(name="Albert").evaluate().dp_spent == 33
     assert watch.problems == []
@@ -230,7 +240,7 @@ def test_refused_save_over_budget_only_focuses_the_not_saved_list(page, live_ser
     page.fill("#id_physique", "6")  # 35 UP of 33, cap 5: SIN is fine, FYS 6 is not
     page.fill("#id_level_cap", "6")
     expect(page.get_by_test_id("dp-spent")).to_have_text("35")
-    page.get_by_role("button", name=SAVE).click()
+    save(page)
     not_saved = page.get_by_test_id("not-saved")
     expect(not_saved).to_be_focused()
     expect(not_saved.locator("a")).to_have_count(1)
@@ -271,7 +281,7 @@ def test_without_javascript_the_builder_saves_by_plain_post(browser, live_server
     log_in(page, live_server, "byggaren", "/characters/new/")
     page.fill("#id_name", "Albert")
     page.fill("#id_alertness", "9")
-    page.get_by_role("button", name=SAVE).click()
+    save(page)
     expect(page.get_by_test_id("not-saved")).to_be_visible()
     expect(page.locator("#id_alertness")).to_have_value("9")
     expect(page.locator("#id_alertness")).to_have_attribute("aria-invalid", "true")
@@ -279,7 +289,7 @@ def test_without_javascript_the_builder_saves_by_plain_post(browser, live_server
     for key, level in {"physique": 3, "composure": 3, "agility": 2, "alertness": 5}.items():
         page.fill(f"#id_{key}", str(level))
     page.fill("#id_willpower", "3")
-    page.get_by_role("button", name=SAVE).click()
+    save(page)
     expect(page).to_have_url(re.compile(r"/characters/\d+/$"))
     assert Character.objects.get(name="Albert").evaluate().dp_spent == 33
     context.close()
