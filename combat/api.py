@@ -91,7 +91,7 @@ def command(request, pk: int):
         return error("command must be an object with a type", 400)
     try:
         encounter, record, _after = services.command_run(
-            encounter_id=encounter.pk, membership=membership, data=data, version=version
+            encounter=encounter, membership=membership, data=data, version=version
         )
     except services.Stale as stale:
         return error("the situation changed", 409, version=stale.version)

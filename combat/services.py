@@ -3,11 +3,11 @@
 This module knows no rule system: it asks the campaign's engine (`rules.engine`) to parse,
 check, decide, evolve, describe and show, and stores what the engine returns.
 
-- **One writer per encounter.** A command runs in a transaction that locks the encounter's
-  row (PostgreSQL: SELECT ... FOR UPDATE; SQLite: the IMMEDIATE transaction's write lock),
-  checks the version the command was made against, and stores the next record under a
-  unique (encounter, version): two commands never interleave, and a stale one changes
-  nothing (`Stale`, HTTP 409).
+- **One version at a time.** A command is decided against the state at the version it
+  was made against; one short transaction then takes the campaign's next number, stores
+  the record under the unique (encounter, version) and moves the encounter's version on
+  only where it still is the old one. Of two commands made against one version exactly
+  one is stored; the other changes nothing (`Stale`, HTTP 409).
 - **The state is the fold of the log**, kept per process for the encounter's latest
   version (`folded`); another process, a restart or a rollback reads the log again
   (`make bench` measures rebuilding 500-event and 500-record encounters).
@@ -22,7 +22,7 @@ import threading
 from collections import OrderedDict
 from datetime import timedelta
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from combat.models import CatalogueItem, CombatRecord, Encounter
@@ -66,10 +66,12 @@ def initial_state(encounter: Encounter, engine=None):
     return engine.new_state(encounter.house_rules, name=encounter.name)
 
 
-def records(encounter_id: int, engine, versions=None) -> list[Record]:
+def records(encounter_id: int, engine, versions=None, upto: int | None = None) -> list[Record]:
     rows = CombatRecord.objects.filter(encounter_id=encounter_id)
     if versions is not None:
         rows = rows.filter(version__in=list(versions))
+    if upto is not None:  # the log as it was at a version (a row read a moment ago)
+        rows = rows.filter(version__lte=upto)
     types = engine.event_types
     return [
         Record(version, tuple(decode(e, types) for e in events), undo_to, redo)
@@ -88,7 +90,8 @@ def folded(encounter: Encounter, engine=None) -> Replay:
         if cached is not None and cached[0] == encounter.version:
             _cache.move_to_end(encounter.pk)
             return cached[1]
-    result = replay(engine, initial_state(encounter, engine), records(encounter.pk, engine))
+    log_ = records(encounter.pk, engine, upto=encounter.version)
+    result = replay(engine, initial_state(encounter, engine), log_)
     remember(encounter.pk, encounter.version, result)
     return result
 
@@ -192,75 +195,101 @@ def encounter_create(*, campaign, name: str, house_rules: dict) -> Encounter:
 
 
 def command_run(
-    *, encounter_id: int, membership, data: dict, version: int, controller: int | None = None
+    *,
+    membership,
+    data: dict,
+    version: int,
+    encounter: Encounter | None = None,
+    encounter_id: int | None = None,
+    controller: int | None = None,
 ) -> tuple[Encounter, CombatRecord, Replay]:
     """Run one command (`data`, e.g. {"type": "attack", ...}, or {"type": "undo", "to": 3}
     or {"type": "redo"}) made against `version`, for `membership`'s user. Raises Stale,
     NotYours or RulesError (a reason for the user) and then changes nothing.
 
-    `controller`: for an add_combatant of a character, the user who commands it."""
-    with transaction.atomic():
-        # The encounter's row alone (a join would lock the campaign's row too, which
-        # every roll of the campaign takes for its number).
-        encounter = Encounter.objects.select_for_update().get(
-            pk=encounter_id, campaign_id=membership.campaign_id
+    `encounter` is the row as the caller read it (or give `encounter_id`). The command is
+    decided against the state at that row's version, outside any transaction; then one
+    short transaction numbers it, stores it as the next version and moves the encounter's
+    version on only if nobody did meanwhile: the unique (encounter, version) and the
+    conditional UPDATE make a command made against an older state fail as Stale, however
+    the requests interleave. `controller`: for an add_combatant of a character, the user
+    who commands it."""
+    if encounter is None:
+        encounter = Encounter.objects.get(pk=encounter_id, campaign_id=membership.campaign_id)
+    if encounter.campaign_id != membership.campaign_id:
+        raise Encounter.DoesNotExist
+    if version != encounter.version:
+        raise Stale(encounter.version)
+    engine = engine_of(encounter)
+    before = folded(encounter, engine)
+    kind = data.get("type") if isinstance(data, dict) else None
+    new_version = encounter.version + 1
+    controllers = dict(encounter.controllers)
+    if kind in (UNDO, REDO):
+        if not membership.is_gm:
+            raise NotYours
+        record, after, events = undo_or_redo(encounter, engine, before, data, new_version)
+        lines = [{"kind": kind.title(), "to": record.undo_to}]
+        public = lines
+        stored_events = []
+    else:
+        command = engine.parse_command(
+            data,
+            weapons=LazyCatalogue(encounter.campaign_id, engine, "weapon"),
+            armour=LazyCatalogue(encounter.campaign_id, engine, "armour"),
         )
-        encounter.campaign = membership.campaign
-        if version != encounter.version:
-            raise Stale(encounter.version)
-        engine = engine_of(encounter)
-        before = folded(encounter, engine)
-        kind = data.get("type") if isinstance(data, dict) else None
-        new_version = encounter.version + 1
-        if kind in (UNDO, REDO):
-            if not membership.is_gm:
-                raise NotYours
-            record, after, events = undo_or_redo(encounter, engine, before, data, new_version)
-            lines = [{"kind": kind.title(), "to": record.undo_to}]
-            public = lines
-        else:
-            command = engine.parse_command(
-                data,
-                weapons=LazyCatalogue(encounter.campaign_id, engine, "weapon"),
-                armour=LazyCatalogue(encounter.campaign_id, engine, "armour"),
+        check_actor(encounter, engine, before, command, membership)
+        events = engine.decide(before.state, command, rng)
+        record = Record(new_version, tuple(events))
+        after = fold_step(engine, before, record, lambda v: (), None)
+        lines = engine.describe(before.state, events, GM)
+        public = engine.describe(before.state, events, PLAYERS)
+        stored_events = [encode(event) for event in events]
+        if controller is not None:
+            for event in events:
+                added = getattr(event, "combatant", None)
+                if added is not None:
+                    controllers[added.id] = controller
+    ended = bool(getattr(after.state, "ended", False))
+    try:
+        with transaction.atomic():
+            stored = CombatRecord.objects.create(
+                campaign_id=encounter.campaign_id,
+                seq=next_seq(encounter.campaign_id),
+                encounter_id=encounter.pk,
+                version=new_version,
+                actor=membership.user,
+                actor_name=membership.user.username,
+                command=str(kind)[:30],
+                events=stored_events,
+                undo_to=record.undo_to,
+                redo=record.redo,
+                lines=lines,
+                public_lines=public,
             )
-            check_actor(encounter, engine, before, command, membership)
-            events = engine.decide(before.state, command, rng)
-            record = Record(new_version, tuple(events))
-            after = fold_step(engine, before, record, lambda v: (), None)
-            lines = engine.describe(before.state, events, GM)
-            public = engine.describe(before.state, events, PLAYERS)
-            if controller is not None:
-                for event in events:
-                    added = getattr(event, "combatant", None)
-                    if added is not None:
-                        encounter.controllers[added.id] = controller
-        stored = CombatRecord.objects.create(
-            campaign_id=encounter.campaign_id,
-            seq=next_seq(encounter.campaign_id),
-            encounter=encounter,
-            version=new_version,
-            actor=membership.user,
-            actor_name=membership.user.username,
-            command=str(kind)[:30],
-            events=[encode(event) for event in events] if kind not in (UNDO, REDO) else [],
-            undo_to=record.undo_to,
-            redo=record.redo,
-            lines=lines,
-            public_lines=public,
-        )
-        encounter.version = new_version
-        encounter.ended = bool(getattr(after.state, "ended", False))
-        encounter.save(update_fields=["version", "ended", "controllers"])
-        message = record_payload(stored, engine)
-        campaign_id = encounter.campaign_id
+            moved = Encounter.objects.filter(pk=encounter.pk, version=version).update(
+                version=new_version, ended=ended, controllers=controllers
+            )
+            if not moved:
+                raise Conflict
+            message = record_payload(stored, engine)
+            campaign_id = encounter.campaign_id
 
-        def published():
-            remember(encounter.pk, new_version, after)
-            get_broadcaster().publish(campaign_id, message)
+            def published():
+                remember(encounter.pk, new_version, after)
+                get_broadcaster().publish(campaign_id, message)
 
-        transaction.on_commit(published)
+            transaction.on_commit(published)
+    except (IntegrityError, Conflict):
+        current = Encounter.objects.filter(pk=encounter.pk).values_list("version", flat=True)
+        raise Stale(current.first() or version) from None
+    encounter.version, encounter.ended, encounter.controllers = new_version, ended, controllers
+    stored.encounter = encounter
     return encounter, stored, after
+
+
+class Conflict(Exception):
+    """Another command took this version first."""
 
 
 def undo_or_redo(encounter, engine, before: Replay, data: dict, new_version: int):

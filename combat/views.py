@@ -216,7 +216,7 @@ def encounter_command(request, pk: int):
     try:
         data = command_from_post(request.POST)
         encounter, _record, after = services.command_run(
-            encounter_id=encounter.pk, membership=membership, data=data, version=version
+            encounter=encounter, membership=membership, data=data, version=version
         )
     except services.Stale:
         encounter.refresh_from_db()
@@ -278,7 +278,7 @@ def add_combatant(request, pk: int):
             engine.parse_command(saved, **catalogue_kwargs(encounter, engine))
             NpcTemplate.objects.create(campaign=encounter.campaign, name=block.get("name", ""),
                                        block=saved)
-        services.command_run(encounter_id=encounter.pk, membership=membership, data=block,
+        services.command_run(encounter=encounter, membership=membership, data=block,
                              version=version if version is not None else -1,
                              controller=controller)
     except services.Stale:
