@@ -14,7 +14,7 @@ from django.http import Http404
 from django.middleware.csrf import get_token
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
@@ -35,7 +35,7 @@ TEXT_FIELDS = {"type", "id", "name", "side", "hand", "label", "weapon", "target"
 LIST_FIELDS = {"properties", "hidden_areas", "weapons", "armour"}
 NUMBER = re.compile(r"^-?[0-9]{1,6}(\.[0-9]{1,2})?$")
 SKIP = {"csrfmiddlewaretoken", "version", "next"}
-UNDO_CHOICES = 30
+UNDO_CHOICES = 12
 
 
 class LogIn(Exception):
@@ -113,6 +113,12 @@ def page_context(request, encounter, membership, result=None, **extra) -> dict:
         result = services.folded(encounter, engine)
     viewer = services.viewer_for(encounter, membership)
     state = engine.view(result.state, viewer)
+    for action in state.get("actions", ()):
+        # An action button's command as hidden fields, built once here: the grid has a
+        # dozen buttons and the panel is answered after every command.
+        action["fields"] = format_html_join(
+            "", '<input type="hidden" name="{}" value="{}">', action["command"].items()
+        )
     context = {
         "encounter": encounter,
         "campaign": encounter.campaign,

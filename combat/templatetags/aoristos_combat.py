@@ -149,3 +149,18 @@ def action_label(key):
 def split(text):
     """"a b c" -> ["a", "b", "c"]: short fixed lists in templates."""
     return str(text).split()
+
+
+@register.filter
+def action_text(action: dict) -> str:
+    """An action button's label, in the page's language."""
+    key = action["key"]
+    if key == "posture":
+        return term(action["posture"])
+    if key == "end_activation":
+        return gettext("End activation")
+    if action.get("weapon"):
+        return f"{action_label(key)}: {action['weapon']}"
+    if key == "continue":
+        return f"{action_label(key)}: {term(action.get('label'))}"
+    return action_label(key)
