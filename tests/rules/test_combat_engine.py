@@ -512,3 +512,24 @@ def test_single_attack_mode_gives_a_rounds_kp_to_aim_and_to_vigilance_p6():
     assert parts["cp_bonus"] == 2 + 1 + 4  # the target's Handlingskraft, not SIN
     state, events = run(state, C.EndActivation(shooter))
     assert state.ended
+
+
+def test_a_scan_sees_the_fully_visible_and_tests_sin_for_the_partly_hidden_p6():
+    """p. 6-7: scanning notices every fully visible person; a partly visible one needs a
+    test of Sinnesnärvaro (GST 6)."""
+    state = ENGINE.new_state({})
+    state = add(state, "Spanaren", alertness=3, composure=3)
+    state = add(state, "Synlig", side="b", npc=True, x=10.0)
+    state = add(state, "Buskage", side="b", npc=True, x=12.0)
+    state = add(state, "Bakom", side="b", npc=True, x=14.0)
+    for name in ("Buskage", "Bakom"):
+        state = state.put(by_name(state, name).with_(cover=(("torso", 3),)))
+    state, _ = run(state, C.StartCombat(), 1, 1)
+    scout = state.active.id
+    # SIN 3 + 3 = 6 finds the one in the bushes; 3 + 2 = 5 misses the other.
+    state, events = run(state, C.Scan(scout), 3, 4, 2, 5)
+    scanned = of(events, E.Scanned)
+    names = {c.id: c.name for c in state.combatants}
+    assert [names[cid] for cid in scanned.seen] == ["Synlig", "Buskage"]
+    assert [(names[t[0]], t[2], t[4]) for t in scanned.tests] == [
+        ("Buskage", 6, True), ("Bakom", 5, False)]

@@ -847,7 +847,27 @@ def _talk(state: Encounter, cmd: C.Talk, rng):
 
 def _scan(state: Encounter, cmd: C.Scan, rng):
     c = require_active(state, cmd.id)
-    return pay(state, c, 1, "scan", cmd, lambda: [E.KpSpent(c.id, "scan", 1)])
+    return pay(state, c, 1, "scan", cmd, lambda: [E.KpSpent(c.id, "scan", 1), scan(state, c, rng)])
+
+
+def scan(state: Encounter, c: Combatant, rng) -> E.Scanned:
+    """p. 6-7: a scan notices every fully visible person; a partly visible one (behind
+    cover, or with areas hidden) takes a SIN test (GST 6). The site has no sight lines: it
+    takes everyone in the fight to be within the scanned 180°, and the GM tells the rest."""
+    seen, tests = [], []
+    for other in state.combatants:
+        if other.id == c.id or other.side == c.side or not other.alive:
+            continue
+        if not other.cover and not other.hidden_areas:
+            seen.append(other.id)
+            continue
+        rolled = roll(test_hand(nerve_shock=c.nerve_shock), rng, Purpose.TEST)
+        total = c.alertness + rolled.result
+        ok = total >= PAIN_THRESHOLD
+        tests.append((other.id, rolled.dice, total, PAIN_THRESHOLD, ok))
+        if ok:
+            seen.append(other.id)
+    return E.Scanned(c.id, tuple(seen), tuple(tests))
 
 
 def free_hand(c: Combatant, hand: str) -> None:
@@ -1573,6 +1593,8 @@ def evolve(state: Encounter, event) -> Encounter:
     if kind is E.KpSpent:
         changes = {"overwatch": None} if event.action == "scan" else {}
         return spend(state, event.id, event.cost, **changes)
+    if kind is E.Scanned:
+        return state
     if kind is E.PostureChanged:
         return spend(state, event.id, event.cost, posture=event.posture)
     if kind is E.HandsChanged:

@@ -92,6 +92,15 @@ class KpSpent:
 
 
 @dataclass(frozen=True)
+class Scanned:
+    """What a scan revealed (p. 6-7): who was seen; the SIN tests for the partly hidden."""
+
+    id: str
+    seen: tuple[str, ...]
+    tests: tuple[tuple[str, tuple[int, ...], int, int, bool], ...] = ()
+
+
+@dataclass(frozen=True)
 class PostureChanged:
     id: str
     posture: str
@@ -333,6 +342,7 @@ EVENT_TYPES = {
         ActivationStarted,
         Moved,
         KpSpent,
+        Scanned,
         PostureChanged,
         HandsChanged,
         WoundUp,

@@ -242,8 +242,6 @@ def try_cost(state: Encounter, command) -> tuple[int | None, RulesError | None]:
         events = X.decide(state, command, _NoDice())
     except RulesError as error:
         return None, error
-    except _Rolled:
-        return None, None
     cost = 0
     for event in events:
         cost += getattr(event, "cost", 0) or 0
@@ -252,15 +250,11 @@ def try_cost(state: Encounter, command) -> tuple[int | None, RulesError | None]:
     return cost, None
 
 
-class _Rolled(Exception):
-    pass
-
-
 class _NoDice:
-    """Costs are known before any die: a command that would roll stops here."""
+    """Costs do not depend on dice: trying a command for its cost rolls only ones."""
 
     def randint(self, a, b):
-        raise _Rolled
+        return a
 
 
 def actions(state: Encounter, c: Combatant) -> list[dict]:
@@ -385,6 +379,13 @@ def describe(state: Encounter, events, viewer: Viewer) -> list[dict]:
         names = {}
         if kind == "CombatStarted":
             names["order_names"] = [state.get(cid).name for cid in event.order]
+        if kind == "Scanned":
+            names["seen_names"] = [state.get(cid).name for cid in event.seen]
+            names["test_lines"] = [
+                {"name": state.get(t[0]).name, "dice": t[1], "total": t[2], "threshold": t[3],
+                 "ok": t[4]}
+                for t in event.tests
+            ]
         for field in ("id", "attacker", "target", "mover", "who"):
             if isinstance(data.get(field), str) and (who := state.get(data[field])) is not None:
                 names[f"{field}_name"] = who.name
@@ -419,6 +420,7 @@ PRIVATE = {
     "AttackRolled": ("test_base", "total", "dice", "counted", "hand"),
     "Moved": ("cost",),
     "KpSpent": ("cost",),
+    "Scanned": ("test_lines", "tests"),
     "PostureChanged": ("cost",),
     "HandsChanged": ("cost",),
     "Reloaded": ("cost", "rounds"),
