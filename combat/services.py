@@ -38,7 +38,7 @@ rng = secrets.SystemRandom()  # tests replace it with scripted dice
 GM = Viewer(is_gm=True)
 PLAYERS = Viewer(is_gm=False)
 CACHE_SIZE = 128
-VIGILANCE_TIMEOUT = timedelta(seconds=20)  # then the attacker may take the offered default
+PROMPT_TIMEOUT = timedelta(seconds=20)  # then the one waiting may take the offered default
 
 
 class Stale(Exception):
@@ -314,26 +314,25 @@ def undo_or_redo(encounter, engine, before: Replay, data: dict, new_version: int
 
 
 def check_actor(encounter, engine, before: Replay, command, membership) -> None:
-    """The GM commands everything; a player only the combatants they control. When the
-    target of an attack has not chosen its vigilance in time, the attacker's player may
-    take the offered default for it."""
+    """The GM commands everything; a player only the combatants they control. When a
+    prompt has waited PROMPT_TIMEOUT for its answer, the player of the combatant the
+    engine names as waiting for it (`timeout_actor`) may give the offered default."""
     if membership.is_gm:
         return
     actor = engine.actor_of(before.state, command)
     controls = encounter.controls(membership.user_id)
     if actor is not None and actor in controls:
         return
-    if actor is not None and getattr(command, "default", False):
-        attack = getattr(before.state, "attack", None)
-        if attack is not None and attack.attacker in controls:
-            last = (
-                CombatRecord.objects.filter(encounter=encounter)
-                .order_by("-version")
-                .values_list("created_at", flat=True)
-                .first()
-            )
-            if last is not None and timezone.now() - last >= VIGILANCE_TIMEOUT:
-                return
+    waiting = engine.timeout_actor(before.state, command)
+    if waiting is not None and waiting in controls:
+        last = (
+            CombatRecord.objects.filter(encounter=encounter)
+            .order_by("-version")
+            .values_list("created_at", flat=True)
+            .first()
+        )
+        if last is not None and timezone.now() - last >= PROMPT_TIMEOUT:
+            return
     raise NotYours
 
 

@@ -338,3 +338,42 @@ def test_a_command_decided_on_a_row_read_before_another_command_is_stale(
     assert CombatRecord.objects.count() == count
     fight.refresh_from_db()
     assert services.folded(fight).state.get("c2").x == 4.0
+
+
+def test_the_attacker_takes_the_offered_vigilance_once_the_target_waited_too_long(
+    client, alice, bob, gm, encounter, albert_in_campaign, run, dice
+):
+    """A player whose target is another player's character: the target's phone gets 20 s
+    to choose; then the attacker's player may take the offered default for it."""
+    from datetime import timedelta
+
+    from characters.models import Character
+    from rules.aoristos.combat import ENGINE
+
+    berit = Character.objects.create(owner=bob, campaign=encounter.campaign, name="Berit",
+                                     attributes={"alertness": 1})
+    for character, side, x, owner in ((albert_in_campaign, "a", 0.0, alice),
+                                      (berit, "b", 1.0, bob)):
+        block = ENGINE.character_block(name=character.name, levels=character.levels(),
+                                       derived=character.secondary().as_dict())
+        block.update(character_id=character.pk, side=side, x=x)
+        run(encounter, gm, block, controller=owner.pk)
+    dice.queue += [1, 1]
+    run(encounter, gm, {"type": "start"})
+    run(encounter, alice, {"type": "attack", "id": "c1", "target": "c2", "weapon": "unarmed"})
+    client.force_login(alice)
+    take_default = {"type": "vigilance", "id": "c2", "default": True}
+    assert api_post(client, encounter, take_default).status_code == 403  # too early
+    CombatRecord.objects.filter(encounter=encounter).update(
+        created_at=timezone_now() - timedelta(seconds=30))
+    dice.queue += [6, 6, 6, 6, 1, 6, 6, 6, 6, 6, 6, 6, 6, 6]
+    response = api_post(client, encounter, take_default)
+    assert response.status_code == 200, response.content
+    assert response.json()["lines"][0]["kind"] == "VigilanceChosen"
+    assert api_post(client, encounter, {"type": "scan", "id": "c2"}).status_code == 403
+
+
+def timezone_now():
+    from django.utils import timezone
+
+    return timezone.now()

@@ -71,6 +71,14 @@ class AoristosCombat:
     def actor_of(self, encounter: Encounter, command) -> str | None:
         return engine.actor_of(encounter, command)
 
+    def timeout_actor(self, encounter: Encounter, command) -> str | None:
+        """Who may give `command` for its actor once its prompt has waited too long: the
+        attacker may take the target's offered vigilance (the default)."""
+        attack = encounter.attack
+        if isinstance(command, commands.Vigilance) and command.default and attack is not None:
+            return attack.attacker
+        return None
+
     def decide(self, encounter: Encounter, command, rng):
         return engine.decide(encounter, command, rng)
 
