@@ -236,6 +236,16 @@ def encounter_command(request, pk: int):
 
 
 @member_view
+@require_GET
+def place_forms(request, pk: int):
+    """The GM's forms that place each combatant (opened on demand)."""
+    encounter, membership = encounter_for(request, pk, gm=True)
+    engine = services.engine_of(encounter)
+    context = page_context(request, encounter, membership)
+    return render(request, f"{engine.template}/_place.html", context)
+
+
+@member_view
 @require_POST
 def add_combatant(request, pk: int):
     """The GM adds a campaign character, a saved NPC template or a quick stat block."""

@@ -146,6 +146,10 @@ def test_a_fight_on_two_devices_to_a_wound_and_back(browser, site_server, encoun
     expect(player.get_by_test_id(f"nerve-{albert}")).to_have_text("0")
     expect(player.get_by_test_id(f"nerve-{guard}")).to_have_count(0)
     at_version((gm, player), 2)
+    # The placing forms load when opened, each filled with its combatant's place.
+    gm.locator(".place-fold summary").click()
+    place = gm.get_by_test_id(f"place-{guard}")
+    expect(place.locator('input[name="x"]')).to_have_value("5.0")
     shot(gm, "02-gm-set-up")
 
     # "Start the fight": initiative by SIN, Albert (5) before the guard (1).
