@@ -1246,24 +1246,31 @@ def attack_plan(state: Encounter, c: Combatant, cmd: C.Attack) -> dict:
     }
 
 
+def declaration(
+    c: Combatant, cmd: C.Attack, plan: dict, *, cost: int, passive: bool = False
+) -> E.AttackDeclared:
+    """Step 1 (p. 9): the attack declared against its target, and paid."""
+    return E.AttackDeclared(
+        attacker=c.id,
+        target=plan["target"].id,
+        weapon=plan["weapon"].key,
+        aim=cmd.aim,
+        shots=plan["shots"],
+        auto=plan["mode"].auto,
+        called_area=cmd.area,
+        cost=cost,
+        passive=passive,
+        melee=plan["melee"],
+        distance=round(plan["distance"], 2),
+    )
+
+
 def declare_attack(
     state: Encounter, c: Combatant, cmd: C.Attack, rng, prepaid=False, passive=False
 ):
     plan = attack_plan(state, c, cmd)
     target, weapon = plan["target"], plan["weapon"]
-    declared = E.AttackDeclared(
-        attacker=c.id,
-        target=target.id,
-        weapon=weapon.key,
-        aim=cmd.aim,
-        shots=plan["shots"],
-        auto=plan["mode"].auto,
-        called_area=cmd.area,
-        cost=0 if prepaid else plan["cost"],
-        passive=passive,
-        melee=plan["melee"],
-        distance=round(plan["distance"], 2),
-    )
+    declared = declaration(c, cmd, plan, cost=0 if prepaid else plan["cost"], passive=passive)
 
     def done():
         out = []

@@ -6,7 +6,6 @@ stats, its dice totals).
 """
 
 import json
-from dataclasses import replace
 from fractions import Fraction
 from itertools import combinations
 
@@ -315,17 +314,9 @@ def attack_preview(state: Encounter, cmd: C.Attack, viewer: Viewer = GM_VIEW) ->
     except RulesError as error:
         return {"ok": False, **why_of(error)}
     target, weapon = plan["target"], plan["weapon"]
-    pending = PendingAttack(
-        attacker=attacker.id,
-        target=target.id,
-        weapon=weapon.key,
-        aim=cmd.aim,
-        shots=plan["shots"],
-        auto=plan["mode"].auto,
-        called_area=cmd.area,
-        passive=False,
-    )
-    probe = replace(state, attack=pending)
+    # The state as it would be once the attack is declared (its cost aside).
+    probe = X.evolve(state, X.declaration(attacker, cmd, plan, cost=0))
+    pending = probe.attack
     if target.aware and target.acts:
         chosen = X.default_vigilance(X.vigilance_options(probe, pending))
     else:
