@@ -131,7 +131,6 @@ def page_context(request, encounter, membership, result=None, **extra) -> dict:
         # The undo menu offers the latest versions (the API goes back to any).
         "applied": list(result.applied[-UNDO_CHOICES:]),
         "undo_to_start": len(result.applied) <= UNDO_CHOICES,
-        "house_rules": engine.house_rules(),
         # The panel's dozens of forms post without JavaScript too: the token once, and the
         # URLs reversed once per page, not once per form.
         "csrf_input": format_html(

@@ -526,7 +526,7 @@ def _add(state: Encounter, cmd: C.AddCombatant, rng):
 
 def _update(state: Encounter, cmd: C.UpdateCombatant, rng):
     require_gm_setup(state)
-    c = combatant(state, cmd.id)
+    combatant(state, cmd.id)  # refuses an unknown id
     changes = []
     for name in ("x", "y", "side", "aware"):
         value = getattr(cmd, name)
@@ -550,7 +550,6 @@ def _update(state: Encounter, cmd: C.UpdateCombatant, rng):
         changes.append(("cover", tuple(sorted(cmd.cover.items()))))
     if not changes:
         refuse(_("nothing to change"), "nothing")
-    del c
     return [E.CombatantUpdated(cmd.id, tuple(changes))]
 
 

@@ -65,8 +65,6 @@ class HouseRules:
       words, default) or by each move (the p. 7 example).
     * `melee_reach`: metres within which two foes are in melee (the text: "close enough
       to reach each other"); default 2.
-    * `limb_drop_on_break`: a broken or destroyed arm drops what it holds (p. 14: "man
-      kan inte hålla i något"); always on, listed so the page shows it.
     """
 
     movement_by_round_total: bool = True
@@ -134,9 +132,6 @@ class Combatant:
     reacting: bool = False  # its reaction's attack is under way
     extended: Extended | None = None
     initiative: int = 0
-    surprise_roll: tuple[int, ...] = ()
-    # Free-form (the GM's quick stat block keeps its source here).
-    source: str = ""
 
     def skill(self, key: str) -> int:
         return pairs_get(self.skills, key, 0)
