@@ -13,12 +13,11 @@ carries the CSRF token in X-CSRFToken as the pages do).
 
 import json
 
-from django.http import JsonResponse
+from django.http import Http404, JsonResponse
 from django.views.decorators.http import require_GET, require_POST
 
-from campaigns.access import get_membership
 from combat import services
-from combat.models import Encounter
+from combat.views import LogIn, encounter_for
 from rules.errors import RulesError
 
 MAX_BODY_BYTES = 16_384
@@ -29,14 +28,15 @@ def error(message: str, status: int, **extra) -> JsonResponse:
 
 
 def member_encounter(request, pk: int):
-    """(encounter, membership) or an error response: 401 anonymous, 404 non-members."""
-    if not request.user.is_authenticated:
+    """(encounter, membership) or an error response: 401 anonymous, 404 non-members (the
+    pages' `encounter_for`: the encounter, then the membership with its user in one
+    query)."""
+    try:
+        return encounter_for(request, pk), None
+    except LogIn:
         return None, error("log in first", 401)
-    encounter = Encounter.objects.select_related("campaign").filter(pk=pk).first()
-    if encounter is None:
+    except Http404:
         return None, error("no such encounter", 404)
-    membership = get_membership(request, encounter.campaign_id)
-    return (encounter, membership), None
 
 
 def state_data(encounter, membership) -> dict:
@@ -54,24 +54,15 @@ def state_data(encounter, membership) -> dict:
 
 @require_GET
 def encounter(request, pk: int):
-    found, failed = member_encounter_or_404(request, pk)
+    found, failed = member_encounter(request, pk)
     if failed:
         return failed
     return JsonResponse(state_data(*found))
 
 
-def member_encounter_or_404(request, pk: int):
-    from django.http import Http404
-
-    try:
-        return member_encounter(request, pk)
-    except Http404:
-        return None, error("no such encounter", 404)
-
-
 @require_POST
 def command(request, pk: int):
-    found, failed = member_encounter_or_404(request, pk)
+    found, failed = member_encounter(request, pk)
     if failed:
         return failed
     encounter, membership = found
@@ -105,7 +96,7 @@ def command(request, pk: int):
 
 @require_GET
 def preview(request, pk: int):
-    found, failed = member_encounter_or_404(request, pk)
+    found, failed = member_encounter(request, pk)
     if failed:
         return failed
     encounter, membership = found

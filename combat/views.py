@@ -21,7 +21,7 @@ from django.views.decorators.http import require_GET, require_POST
 from campaigns.access import get_campaign, get_membership
 from combat import services
 from combat.forms import EncounterForm
-from combat.models import Encounter, NpcTemplate
+from combat.models import NpcTemplate
 from combat.templatetags.aoristos_combat import translated
 from core.params import strict_int
 from rules.engine import engine_for
@@ -46,10 +46,13 @@ def encounter_for(request, pk: int, *, gm: bool = False):
     """The encounter and the user's membership of its campaign, user and campaign read
     with it (`campaigns.access.get_membership`): 404 for non-members, 403 if `gm` is
     needed, LogIn for the anonymous."""
-    encounter = get_object_or_404(Encounter.objects.select_related("campaign"), pk=pk)
+    encounter = services.encounter_row(pk)
+    if encounter is None:
+        raise Http404
     membership = get_membership(request, encounter.campaign_id, gm=gm)
     if membership is None:
         raise LogIn
+    encounter.campaign = membership.campaign
     return encounter, membership
 
 
@@ -105,6 +108,15 @@ def command_from_post(post) -> dict:
     return data
 
 
+def form_attributes(url: str) -> str:
+    """A panel form's attributes: it posts to `url` and htmx swaps the panel with the answer."""
+    return format_html(
+        'method="post" action="{}" hx-post="{}" hx-target="#encounter-state" hx-swap="outerHTML"',
+        url,
+        url,
+    )
+
+
 def page_context(request, encounter, membership, result=None, **extra) -> dict:
     """The encounter as `membership` sees it; `result` is the state just made by a command
     (else the stored version's, from this process's cache or the log)."""
@@ -119,6 +131,7 @@ def page_context(request, encounter, membership, result=None, **extra) -> dict:
         action["fields"] = format_html_join(
             "", '<input type="hidden" name="{}" value="{}">', action["command"].items()
         )
+    command_url = reverse("combat:command", args=[encounter.pk])
     context = {
         "encounter": encounter,
         "campaign": encounter.campaign,
@@ -131,13 +144,16 @@ def page_context(request, encounter, membership, result=None, **extra) -> dict:
         # The undo menu offers the latest versions (the API goes back to any).
         "applied": list(result.applied[-UNDO_CHOICES:]),
         "undo_to_start": len(result.applied) <= UNDO_CHOICES,
-        # The panel's dozens of forms post without JavaScript too: the token once, and the
-        # URLs reversed once per page, not once per form.
-        "csrf_input": format_html(
-            '<input type="hidden" name="csrfmiddlewaretoken" value="{}">', get_token(request)
+        # The panel's dozens of forms post without JavaScript too: each opens with the same
+        # attributes and hidden fields, built once per page here, not once per form.
+        "command_form": form_attributes(command_url),
+        "add_form": form_attributes(reverse("combat:add", args=[encounter.pk])),
+        "form_head": format_html(
+            '<input type="hidden" name="csrfmiddlewaretoken" value="{}">'
+            '<input type="hidden" name="version" value="{}">',
+            get_token(request),
+            encounter.version,
         ),
-        "command_url": reverse("combat:command", args=[encounter.pk]),
-        "add_url": reverse("combat:add", args=[encounter.pk]),
         "preview_url": reverse("combat:preview", args=[encounter.pk]),
         **extra,
     }

@@ -98,34 +98,36 @@ INSERTED = (
 
 
 @functools.cache
-def _insert_sql(vendor: str) -> tuple[list, str]:
-    """The fields and the statement of `insert`, built once per database vendor."""
+def _numbered_insert_sql(model, names: tuple, conflict: str, vendor: str) -> tuple[list, str]:
+    """The fields and the statement of `insert_numbered`, built once per model and vendor."""
     qn = connection.ops.quote_name
-    fields = [RollEvent._meta.get_field(name) for name in INSERTED]
+    fields = [model._meta.get_field(name) for name in names]
     columns = ", ".join(qn(field.column) for field in fields)
     lock = " FOR UPDATE" if vendor == "postgresql" else ""
     sql = (
-        f"INSERT INTO {qn(RollEvent._meta.db_table)} ({columns}, {qn('seq')}) "
+        f"INSERT INTO {qn(model._meta.db_table)} ({columns}, {qn('seq')}) "
         f"VALUES ({', '.join(['%s'] * len(fields))}, "
         f"(SELECT event_seq + 1 FROM {qn(Campaign._meta.db_table)} WHERE id = %s{lock})) "
-        f"ON CONFLICT ({qn('actor_id')}, {qn('idempotency_key')}) "
-        f"WHERE {qn('idempotency_key')} IS NOT NULL DO NOTHING "
+        f"ON CONFLICT {conflict} DO NOTHING "
         f"RETURNING {qn('id')}, {qn('seq')}"
     )
     return fields, sql
 
 
-def insert(event: RollEvent) -> bool:
-    """Store `event` with the campaign's next number, in one statement; set its pk and seq.
-    False when the actor already has a roll with its idempotency key (nothing stored).
+def insert_numbered(event, names: tuple, conflict: str) -> bool:
+    """Store `event` (a model with ``campaign`` and ``seq``; `names`: the fields to store)
+    as the campaign's next event, in one statement; set its pk and seq. False when the
+    row would break the unique index `conflict` names (SQL: "(columns) [WHERE ...]"):
+    nothing is stored.
 
-    The INSERT reads the campaign's ``event_seq`` + 1 and the trigger of migration 0002
-    moves ``event_seq`` up to it, both inside the statement. On PostgreSQL the read locks
-    the campaign row (FOR UPDATE) until commit: a concurrent roll waits, then reads the
+    The INSERT reads the campaign's ``event_seq`` + 1 and a trigger of the event's table
+    (rolls: table migration 0002, combat records: combat migration 0002) moves
+    ``event_seq`` up to it, both inside the statement. On PostgreSQL the read locks the
+    campaign row (FOR UPDATE) until commit: a concurrent event waits, then reads the
     number this one left. On SQLite the statement holds the write lock. Outside a
     transaction the statement is its own (autocommit): no BEGIN or COMMIT round trips.
     """
-    fields, sql = _insert_sql(connection.vendor)
+    fields, sql = _numbered_insert_sql(type(event), names, conflict, connection.vendor)
     values = [field.get_db_prep_save(getattr(event, field.attname), connection) for field in fields]
     with connection.cursor() as cursor:
         cursor.execute(sql, [*values, event.campaign_id])
@@ -136,6 +138,16 @@ def insert(event: RollEvent) -> bool:
     event._state.adding = False
     event._state.db = connection.alias
     return True
+
+
+def insert(event: RollEvent) -> bool:
+    """Store the roll `event` with the campaign's next number (`insert_numbered`). False
+    when the actor already has a roll with its idempotency key (nothing stored)."""
+    return insert_numbered(
+        event,
+        INSERTED,
+        '("actor_id", "idempotency_key") WHERE "idempotency_key" IS NOT NULL',
+    )
 
 
 def payload(event: RollEvent) -> dict:
