@@ -33,6 +33,7 @@ and forward again without rolling anything twice; :func:`replay` folds a log wit
 import dataclasses
 import enum
 import importlib
+from datetime import datetime
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -199,8 +200,11 @@ def replay(engine: CombatEngine, initial: Any, records: Sequence[Record]) -> Rep
 
 
 def encode(value: Any) -> Any:
-    """Frozen dataclasses, enums, tuples, frozensets and dicts to JSON-able data. A
-    dataclass becomes a dict with its class name under "_"."""
+    """Frozen dataclasses, enums, tuples, frozensets, datetimes and dicts to JSON-able
+    data. A dataclass becomes a dict with its class name under "_"; a datetime
+    {"_": "datetime", "iso": ...}."""
+    if isinstance(value, datetime):
+        return {"_": "datetime", "iso": value.isoformat()}
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         data = {"_": type(value).__name__}
         for field in dataclasses.fields(value):
@@ -225,6 +229,11 @@ def decode(data: Any, types: Mapping[str, type]) -> Any:
         name = data.get("_")
         if name is None:
             return {key: decode(item, types) for key, item in data.items()}
+        if name == "datetime":
+            try:
+                return datetime.fromisoformat(data["iso"])
+            except (KeyError, TypeError, ValueError):
+                raise RulesError(f"unreadable stored time {data!r}") from None
         cls = types.get(name)
         if cls is None:
             raise RulesError(f"unknown stored type {name!r}")

@@ -144,3 +144,21 @@ def test_a_new_command_after_an_undo_forgets_the_redo():
     assert folded.can_redo
     log.append(Record(len(log) + 1, events=()))
     assert not replay(ENGINE, initial, log).can_redo
+
+
+def test_times_survive_the_json_codec_and_bad_ones_are_refused():
+    """The chronicle's events carry times (rules.aoristos.aftermath): stored as ISO text."""
+    import json
+    from datetime import datetime
+
+    import pytest
+
+    from rules.engine import decode, encode
+    from rules.errors import RulesError
+
+    at = datetime(2026, 3, 2, 0, 0, 5)
+    stored = json.loads(json.dumps(encode({"at": at, "later": (at,)})))
+    assert stored["at"] == {"_": "datetime", "iso": "2026-03-02T00:00:05"}
+    assert decode(stored, {}) == {"at": at, "later": (at,)}
+    with pytest.raises(RulesError):
+        decode({"_": "datetime", "iso": "next tuesday"}, {})
