@@ -33,9 +33,9 @@ and forward again without rolling anything twice; :func:`replay` folds a log wit
 import dataclasses
 import enum
 import importlib
-from datetime import datetime
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, Protocol
 
 from rules.errors import RulesError

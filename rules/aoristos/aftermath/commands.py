@@ -1,0 +1,202 @@
+"""What the GM (or the site, for a fight's wounds) asks of the chronicle, parsed strictly
+from JSON-like data: a wrong type or a missing field is a RulesError, never a crash.
+"""
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from rules.aoristos.aftermath import figures as F
+from rules.aoristos.aftermath.state import ACTIVITIES
+from rules.aoristos.combat.gear import AREAS
+from rules.errors import RulesError
+
+# p. 6: a round is two seconds.
+UNITS = {
+    "rounds": timedelta(seconds=2),
+    "minutes": timedelta(minutes=1),
+    "hours": timedelta(hours=1),
+    "days": timedelta(days=1),
+    "weeks": timedelta(weeks=1),
+}
+LONGEST = timedelta(weeks=52)  # one command's span at most (the GM advances again)
+
+
+@dataclass(frozen=True)
+class AddBody:
+    id: str
+    name: str
+    character_id: int | None = None
+    willpower: int = 1
+
+
+@dataclass(frozen=True)
+class AddWound:
+    """A wound dealt `ago` before the body's clock (a fight's wounds: their rounds), with
+    what it did at once: its bleed rate, the organtrauma it added and the limb's state."""
+
+    id: str
+    area: str | None
+    damage: int
+    bleed_rate: int
+    organ_trauma: int = 0
+    limb_state: str | None = None
+    source: str = ""
+    ago: timedelta = timedelta(0)
+    survival: tuple | None = None  # rolled already (a fight's), else rolled here
+    alive: bool = True
+
+
+@dataclass(frozen=True)
+class SetCircumstances:
+    ids: tuple[str, ...]
+    activity: str | None = None
+    environment: str | None = None
+    rest: str | None = None
+    care: str | None = None
+
+
+@dataclass(frozen=True)
+class Advance:
+    """Move the clock by `by` or to `to`, for `ids` (empty: everyone)."""
+
+    by: timedelta | None = None
+    to: datetime | None = None
+    ids: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class FirstAid:
+    id: str
+    levels: tuple[int, ...]
+    equipment: tuple[str, ...] = ()
+    judged: int = 0
+
+
+@dataclass(frozen=True)
+class Transfusion:
+    id: str
+
+
+@dataclass(frozen=True)
+class Wake:
+    id: str
+
+
+COMMAND_TYPES = {
+    cls.__name__: cls
+    for cls in (AddBody, AddWound, SetCircumstances, Advance, FirstAid, Transfusion, Wake)
+}
+
+
+def _int(data: dict, key: str, default: Any = ..., low: int = 0, high: int = 999) -> Any:
+    value = data.get(key, default)
+    if value is ...:
+        raise RulesError(f"{key} is missing", code="bad_field")
+    if value is None and default is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise RulesError(f"{key} must be a whole number from {low} to {high}", code="bad_field")
+    return value
+
+
+def _text(data: dict, key: str, default: Any = ..., choices=None, longest: int = 100) -> Any:
+    value = data.get(key, default)
+    if value is ...:
+        raise RulesError(f"{key} is missing", code="bad_field")
+    if value is None and default is None:
+        return None
+    if not isinstance(value, str) or not value.strip() or len(value) > longest:
+        raise RulesError(f"{key} must be a text of at most {longest} characters", code="bad_field")
+    if choices is not None and value not in choices:
+        raise RulesError(f"{key} must be one of {', '.join(choices)}", code="bad_field")
+    return value
+
+
+def _ids(data: dict, key: str = "ids") -> tuple[str, ...]:
+    value = data.get(key, [])
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        raise RulesError(f"{key} must be a list of body ids", code="bad_field")
+    return tuple(dict.fromkeys(value))
+
+
+def parse_command(data: Any):
+    if not isinstance(data, dict):
+        raise RulesError("a command is an object with a type", code="bad_field")
+    kind = data.get("type")
+    if kind == "add_body":
+        return AddBody(
+            id=_text(data, "id", longest=30),
+            name=_text(data, "name"),
+            character_id=_int(data, "character_id", None, 1, 2**62),
+            willpower=_int(data, "willpower", 1, 0, 30),
+        )
+    if kind == "add_wound":
+        area = data.get("area")
+        if area is not None and area not in AREAS:
+            raise RulesError(f"area must be one of {', '.join(AREAS)}", code="bad_field")
+        return AddWound(
+            id=_text(data, "id", longest=30),
+            area=area,
+            damage=_int(data, "damage", 0, 0, 99),
+            bleed_rate=_int(data, "bleed_rate", 0, 0, 99),
+            organ_trauma=_int(data, "organ_trauma", 0, 0, 99),
+            limb_state=_text(data, "limb_state", None, choices=("ok", "broken", "destroyed")),
+            source=data.get("source", "")[:100] if isinstance(data.get("source"), str) else "",
+            ago=timedelta(seconds=_int(data, "ago_seconds", 0, 0, 3600)),
+        )
+    if kind == "set_circumstances":
+        return SetCircumstances(
+            ids=_ids(data),
+            activity=_text(data, "activity", None, choices=ACTIVITIES),
+            environment=_text(data, "environment", None, choices=tuple(F.ENVIRONMENT)),
+            rest=_text(data, "rest", None, choices=tuple(F.REST)),
+            care=_text(data, "care", None, choices=tuple(F.CARE)),
+        )
+    if kind == "advance":
+        to = data.get("to")
+        if to is not None:
+            try:
+                to = datetime.fromisoformat(to) if isinstance(to, str) else None
+            except ValueError:
+                to = None
+            if to is None:
+                raise RulesError("to must be a date and time, e.g. 2026-03-02T08:00",
+                                 code="bad_field")
+            to = to.replace(tzinfo=None, microsecond=0)
+            by = None
+        else:
+            unit = _text(data, "unit", "minutes", choices=tuple(UNITS))
+            amount = _int(data, "amount", ..., 1, 100_000)
+            by = amount * UNITS[unit]
+            if by > LONGEST:
+                raise RulesError("advance at most 52 weeks at a time", code="bad_field")
+        return Advance(by=by, to=to, ids=_ids(data))
+    if kind == "first_aid":
+        levels = data.get("levels")
+        if isinstance(levels, int) and not isinstance(levels, bool):
+            levels = [levels]
+        if not isinstance(levels, list) or not 1 <= len(levels) <= 2:
+            raise RulesError("levels: the Livräddning of one or two helpers", code="bad_field")
+        for level in levels:
+            if isinstance(level, bool) or not isinstance(level, int) or not 0 <= level <= 30:
+                raise RulesError("a Livräddning level is a whole number from 0 to 30",
+                                 code="bad_field")
+        equipment = data.get("equipment", [])
+        if isinstance(equipment, str):
+            equipment = [equipment]
+        if not isinstance(equipment, list) or any(e not in F.AID_EQUIPMENT for e in equipment):
+            raise RulesError(f"equipment: any of {', '.join(F.AID_EQUIPMENT)}", code="bad_field")
+        return FirstAid(
+            id=_text(data, "id", longest=30),
+            levels=tuple(levels),
+            equipment=tuple(dict.fromkeys(equipment)),
+            judged=_int(data, "judged", 0, -5, 5),
+        )
+    if kind == "transfusion":
+        return Transfusion(id=_text(data, "id", longest=30))
+    if kind == "wake":
+        return Wake(id=_text(data, "id", longest=30))
+    raise RulesError(f"unknown command type {kind!r}", code="bad_type")

@@ -1,0 +1,141 @@
+"""What pages and the API show of a chronicle: plain data, and log lines per record.
+
+Everyone at the table sees the bodies (the sheet shows them to every member); the log
+lines name what happened, with its figures, for the template `_line.html` to word.
+"""
+
+from rules.aoristos.aftermath import events as E
+from rules.aoristos.aftermath import figures as F
+from rules.aoristos.aftermath.state import Body, Chronicle, Wound
+from rules.engine import Viewer
+
+
+def _time(at) -> str | None:
+    return at.isoformat(timespec="minutes") if at is not None else None
+
+
+def wound_view(wound: Wound, body: Body) -> dict:
+    return {
+        "id": wound.id,
+        "dealt": _time(wound.dealt),
+        "area": wound.area,
+        "damage": wound.damage,
+        "bleed_rate": wound.bleed_rate,
+        "aid": wound.aid,
+        "bleeding": wound.bleeding,
+        "converted": wound.converted,
+        "blood_loss": wound.blood_loss,
+        "limb_state": wound.limb_state,
+        "lasting_shock": wound.lasting_limb_shock,
+        "next_tick": _time(wound.next_tick()),
+        "source": wound.source,
+        "first_aid_until": _time(wound.dealt + F.CONVERSION)
+        if wound.bleeding and body.clock < wound.dealt + F.CONVERSION
+        else None,
+    }
+
+
+def body_view(body: Body) -> dict:
+    return {
+        "id": body.id,
+        "name": body.name,
+        "character_id": body.character_id,
+        "clock": _time(body.clock),
+        "alive": body.alive,
+        "conscious": body.conscious,
+        "died_at": _time(body.died_at),
+        "activity": body.activity,
+        "environment": body.environment,
+        "rest": body.rest,
+        "care": body.care,
+        "limbs": [{"area": area, "state": state} for area, state in body.limbs],
+        "wounds": [wound_view(w, body) for w in body.wounds],
+        "bleed_rate": body.bleed_rate,
+        "blood_loss": body.blood_loss,
+        "organ_trauma": body.organ_trauma,
+        "threshold": threshold_of(body.organ_trauma),
+        "unstable": body.unstable,
+        "nerve_shock": body.nerve_shock,
+        "lasting_nerve_shock": body.lasting_nerve_shock,
+        "lasting_shock_sources": list(body.lasting_shock_sources),
+        "rested": body.rested,
+        "next_healing": _time(body.next_healing),
+        "hourly": body.hourly,
+        "next_awake_test": _time(body.next_awake_test),
+    }
+
+
+def threshold_of(organ_trauma: int) -> str | None:
+    """The organtrauma effect in force (p. 14): "lasting_shock" (3+), "unstable" (5+),
+    "awake_tests" (7+), or None."""
+    if organ_trauma >= F.AWAKE_TESTS:
+        return "awake_tests"
+    if organ_trauma >= F.UNSTABLE:
+        return "unstable"
+    if organ_trauma >= F.LASTING_SHOCK:
+        return "lasting_shock"
+    return None
+
+
+def view(state: Chronicle, viewer: Viewer) -> dict:
+    return {
+        "clock": _time(state.clock),
+        "weekday": state.clock.isoweekday(),
+        "rest_hours": state.rest_hours,
+        "bodies": [body_view(b) for b in state.bodies],
+    }
+
+
+def describe(state: Chronicle, events, viewer: Viewer) -> list[dict]:
+    """One line per event worth a line, with its figures (the template words it)."""
+    names = {b.id: b.name for b in state.bodies}
+    lines = []
+    for event in events:
+        if isinstance(event, E.BodyAdded):
+            names[event.body.id] = event.body.name
+            continue
+        who = names.get(getattr(event, "id", None), "")
+        line = {"kind": type(event).__name__, "who": who}
+        if isinstance(event, E.ClockMoved):
+            line.update(to=_time(event.to), count=len(event.ids))
+        elif isinstance(event, E.WoundAdded):
+            w = event.wound
+            line.update(area=w.area, damage=w.damage, bleed_rate=w.bleed_rate,
+                        limb_state=w.limb_state, organ_trauma=event.organ_trauma,
+                        survival=_survival(event.survival), source=w.source)
+        elif isinstance(event, E.CircumstancesSet):
+            line.update(activity=event.activity, environment=event.environment,
+                        rest=event.rest, care=event.care)
+        elif isinstance(event, E.FirstAidGiven):
+            line.update(at=_time(event.at), levels=list(event.levels),
+                        equipment=list(event.equipment), judged=event.judged,
+                        reduction=event.reduction,
+                        applied=sum(part for _w, part in event.applied))
+        elif isinstance(event, E.Transfused):
+            line.update(at=_time(event.at), removed=event.removed)
+        elif isinstance(event, E.BleedTick):
+            line.update(at=_time(event.at), converted=event.converted,
+                        blood_loss=event.blood_loss, fell=event.fell,
+                        organ_trauma=event.organ_trauma, survival=_survival(event.survival))
+        elif isinstance(event, E.HealingTest):
+            line.update(at=_time(event.at), hourly=event.hourly, dice=list(event.test[0]),
+                        result=event.result, threshold=event.test[2], healed=event.healed,
+                        harmed=event.harmed, organ_trauma=event.organ_trauma,
+                        survival=_survival(event.survival))
+        elif isinstance(event, E.AwakeTest):
+            dice, total, threshold, ok = event.test
+            line.update(at=_time(event.at), dice=list(dice), total=total,
+                        threshold=threshold, ok=ok)
+        elif isinstance(event, E.LimbMended):
+            line.update(at=_time(event.at), area=event.area, limb_state=event.limb_state)
+        elif isinstance(event, (E.Rested, E.Woke)):
+            line.update(at=_time(event.at))
+        lines.append(line)
+    return lines
+
+
+def _survival(rolled) -> dict | None:
+    if rolled is None:
+        return None
+    dice, result, trauma, alive = rolled
+    return {"dice": list(dice), "result": result, "organ_trauma": trauma, "alive": alive}
