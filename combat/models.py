@@ -11,11 +11,20 @@ from django.utils.translation import gettext_lazy as _
 
 
 class Encounter(models.Model):
+    """A fight, or the campaign's chronicle (kind "chronicle": its clock and the bodies
+    after the fights, one per campaign): a log of records run by the rule system's
+    engine of that kind (`rules.engine.engine_for`)."""
+
+    class Kind(models.TextChoices):
+        COMBAT = "combat", _("Encounter")
+        CHRONICLE = "chronicle", _("Chronicle")
+
     campaign = models.ForeignKey(
         "campaigns.Campaign", on_delete=models.CASCADE, related_name="encounters"
     )
     name = models.CharField(_("Name"), max_length=100)
     system = models.CharField(max_length=20)  # the campaign's rule system when created
+    kind = models.CharField(max_length=10, choices=Kind, default=Kind.COMBAT)
     house_rules = models.JSONField(default=dict)
     version = models.PositiveIntegerField(default=0)  # records in the log
     ended = models.BooleanField(default=False)
@@ -25,6 +34,13 @@ class Encounter(models.Model):
 
     class Meta:
         ordering = ["-created_at", "-pk"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["campaign"],
+                condition=models.Q(kind="chronicle"),
+                name="one_chronicle_per_campaign",
+            ),
+        ]
 
     def __str__(self):
         return self.name
@@ -32,6 +48,8 @@ class Encounter(models.Model):
     def get_absolute_url(self):
         from django.urls import reverse
 
+        if self.kind == self.Kind.CHRONICLE:
+            return reverse("combat:chronicle", args=[self.campaign_id])
         return reverse("combat:page", args=[self.pk])
 
     def controls(self, user_id: int) -> frozenset[str]:

@@ -23,7 +23,7 @@ import threading
 from collections import OrderedDict
 from datetime import timedelta
 
-from django.db import connection, transaction
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from combat.models import CatalogueItem, CombatRecord, Encounter
@@ -73,7 +73,7 @@ def encounter_row(pk: int) -> Encounter | None:
 
 
 def engine_of(encounter: Encounter):
-    return engine_for(encounter.system)
+    return engine_for(encounter.system, encounter.kind)
 
 
 def initial_state(encounter: Encounter, engine=None):
@@ -266,6 +266,7 @@ def command_run(
                 if added is not None:
                     controllers[added.id] = controller
     ended = bool(getattr(after.state, "ended", False))
+    was_ended = encounter.ended
     stored = CombatRecord(
         campaign_id=encounter.campaign_id,
         encounter_id=encounter.pk,
@@ -301,6 +302,8 @@ def command_run(
     transaction.on_commit(published)
     encounter.version, encounter.ended, encounter.controllers = new_version, ended, controllers
     stored.encounter = encounter
+    if ended and not was_ended and encounter.kind == Encounter.Kind.COMBAT:
+        chronicle_import(encounter, membership)
     return encounter, stored, after
 
 
@@ -392,8 +395,116 @@ def records_payloads(rows, engines: dict | None = None) -> list[dict]:
     engines = engines if engines is not None else {}
     out = []
     for row in rows:
-        system = row.encounter.system
-        if system not in engines:
-            engines[system] = engine_for(system)
-        out.append(record_payload(row, engines[system]))
+        key = (row.encounter.system, row.encounter.kind)
+        if key not in engines:
+            engines[key] = engine_for(*key)
+        out.append(record_payload(row, engines[key]))
     return out
+
+
+# The chronicle: the campaign's time and bodies after the fights --------------------------
+
+
+def chronicle_for(campaign) -> Encounter:
+    """The campaign's chronicle (made on first use); RulesError when its rule system has
+    no chronicle engine."""
+    engine_for(campaign.rule_system, Encounter.Kind.CHRONICLE)
+    found = Encounter.objects.filter(campaign=campaign, kind=Encounter.Kind.CHRONICLE).first()
+    if found is not None:
+        return found
+    try:
+        with transaction.atomic():
+            return Encounter.objects.create(
+                campaign=campaign,
+                kind=Encounter.Kind.CHRONICLE,
+                name="Krönika",
+                system=campaign.rule_system,
+                house_rules={},
+            )
+    except IntegrityError:  # another request made it first
+        return Encounter.objects.get(campaign=campaign, kind=Encounter.Kind.CHRONICLE)
+
+
+def body_id(character_id: int) -> str:
+    return f"ch{character_id}"
+
+
+def chronicle_sync(chronicle: Encounter, membership, characters=None) -> Encounter:
+    """Give every character of the campaign (or `characters`) a body in the chronicle
+    (the GM's command, one record each); returns the chronicle at its new version."""
+    engine = engine_of(chronicle)
+    state = folded(chronicle, engine).state
+    if characters is None:
+        characters = chronicle.campaign.characters.order_by("pk")
+    for character in characters:
+        if state.body(body_id(character.pk)) is not None:
+            continue
+        data = {
+            "type": "add_body",
+            "id": body_id(character.pk),
+            "name": character.name[:100] or "?",
+            "character_id": character.pk,
+            "willpower": max(0, min(30, int(character.levels()["willpower"]))),
+        }
+        chronicle, _record, after = command_run(
+            encounter=chronicle, membership=membership, data=data, version=chronicle.version
+        )
+        state = after.state
+    return chronicle
+
+
+def fight_wounds(encounter: Encounter, engine) -> list[dict]:
+    """The wounds a finished fight dealt to characters, as chronicle add_wound commands:
+    each dated by its round (2 s each, p. 6) before the fight's last one."""
+    result = folded(encounter, engine)
+    state = initial_state(encounter, engine)
+    found = []
+    for record in records(encounter.pk, engine, versions=result.applied):
+        for index, event in enumerate(record.events):
+            if type(event).__name__ == "Wounded":
+                target = state.get(event.id) if hasattr(state, "get") else None
+                character_id = getattr(target, "character_id", None)
+                if character_id is not None:
+                    origin = f"e{encounter.pk}v{record.version}.{index}"
+                    found.append((event, character_id, getattr(state, "round", 0), origin))
+            state = engine.evolve(state, event)
+    last_round = getattr(state, "round", 0)
+    return [
+        {
+            "type": "add_wound",
+            "id": body_id(character_id),
+            "area": event.area,
+            "damage": event.damage,
+            "bleed_rate": event.bleed_rate,
+            "organ_trauma": event.organ_trauma,
+            "limb_state": event.limb_state,
+            "source": encounter.name[:100],
+            "origin": origin,
+            "ago_seconds": min(3600, 2 * max(0, last_round - round_)),
+            "survival": encode(event.survival) if event.survival else None,
+        }
+        for event, character_id, round_, origin in found
+    ]
+
+
+def chronicle_import(encounter: Encounter, membership) -> None:
+    """A fight has ended: its characters' wounds go on in the campaign's chronicle."""
+    try:
+        chronicle = chronicle_for(encounter.campaign)
+    except RulesError:
+        return  # the rule system keeps no chronicle
+    wounds = fight_wounds(encounter, engine_of(encounter))
+    if not wounds:
+        return
+    ids = {w["id"] for w in wounds}
+    characters = encounter.campaign.characters.filter(
+        pk__in=[int(i.removeprefix("ch")) for i in ids]
+    ).order_by("pk")
+    chronicle = chronicle_sync(chronicle, membership, characters)
+    for data in wounds:
+        try:
+            chronicle, _record, _after = command_run(
+                encounter=chronicle, membership=membership, data=data, version=chronicle.version
+            )
+        except RulesError as refused:  # carried over already, or dead in the chronicle
+            log.info("chronicle: %s's wound not carried over: %s", data["id"], refused)

@@ -6,6 +6,7 @@ app_name = "combat"
 urlpatterns = [
     path("campaigns/<id:pk>/encounters/", views.encounter_list, name="list"),
     path("campaigns/<id:pk>/catalogue/", catalogue.catalogue_page, name="catalogue"),
+    path("campaigns/<id:pk>/chronicle/", views.chronicle_page, name="chronicle"),
     path(
         "campaigns/<id:pk>/catalogue/<id:item_pk>/delete/",
         catalogue.catalogue_delete,

@@ -3,6 +3,7 @@ commands from forms, and the attack preview. Every view checks the member's righ
 server; the engine decides what is legal.
 """
 
+import contextlib
 import re
 from functools import wraps
 
@@ -21,7 +22,7 @@ from django.views.decorators.http import require_GET, require_POST
 from campaigns.access import get_campaign, get_membership
 from combat import services
 from combat.forms import EncounterForm
-from combat.models import NpcTemplate
+from combat.models import Encounter, NpcTemplate
 from combat.templatetags.aoristos_combat import translated
 from core.params import strict_int
 from rules.engine import engine_for
@@ -31,8 +32,11 @@ from table import services as table_services
 # Form fields that stay text whatever they look like; the rest become numbers or booleans
 # when they look like one (the engine's parser is strict about types).
 TEXT_FIELDS = {"type", "id", "name", "side", "hand", "label", "weapon", "target", "mode",
-               "posture", "area", "right", "left", "attacker"}
-LIST_FIELDS = {"properties", "hidden_areas", "weapons", "armour"}
+               "posture", "area", "right", "left", "attacker",
+               # the chronicle's (rules/aoristos/aftermath/commands.py)
+               "unit", "until", "activity", "environment", "rest", "care", "source"}
+LIST_FIELDS = {"properties", "hidden_areas", "weapons", "armour", "ids", "equipment", "levels"}
+NUMBER_LISTS = {"levels"}  # lists of whole numbers
 NUMBER = re.compile(r"^-?[0-9]{1,6}(\.[0-9]{1,2})?$")
 SKIP = {"csrfmiddlewaretoken", "version", "next"}
 UNDO_CHOICES = 12
@@ -78,6 +82,10 @@ def command_from_post(post) -> dict:
             continue
         if key in LIST_FIELDS:
             data[key] = [v for v in post.getlist(key) if v != ""]
+            if key in NUMBER_LISTS:
+                data[key] = [
+                    int(v) if v.strip().isdigit() and len(v) <= 6 else v for v in data[key]
+                ]
             continue
         value = post.get(key, "")
         if key.startswith("cover_"):
@@ -157,7 +165,7 @@ def page_context(request, encounter, membership, result=None, **extra) -> dict:
         "preview_url": reverse("combat:preview", args=[encounter.pk]),
         **extra,
     }
-    if membership.is_gm and not state["started"]:  # the forms that set an encounter up
+    if membership.is_gm and not state.get("started", True):  # forms that set a fight up
         items = services.catalogue(encounter.campaign_id, engine)
         context["weapons"] = sorted(items.get("weapon", {}).values(), key=lambda w: w.name)
         context["armour"] = sorted(items.get("armour", {}).values(), key=lambda a: a.name)
@@ -188,7 +196,7 @@ def encounter_list(request, pk: int):
                 form.add_error(None, str(error))
             else:
                 return redirect(encounter)
-    encounters = campaign.encounters.all()
+    encounters = campaign.encounters.filter(kind=Encounter.Kind.COMBAT)
     status = 400 if form.is_bound else 200
     return render(
         request,
@@ -207,6 +215,22 @@ def encounter_page(request, pk: int):
     context = page_context(request, encounter, membership, rolls=events, older=older,
                            last_seq=encounter.campaign.event_seq)
     return render(request, "combat/encounter.html", context)
+
+
+@login_required
+def chronicle_page(request, pk: int):
+    """The campaign's chronicle: its clock and every character's body after the fights
+    (an encounter of kind "chronicle", made on first use). Opened by the GM, it gives
+    each character of the campaign a body first."""
+    campaign, membership = get_campaign(request, pk)
+    try:
+        chronicle = services.chronicle_for(campaign)
+    except RulesError:
+        raise Http404 from None
+    if membership.is_gm:
+        with contextlib.suppress(services.Stale):  # another tab of the GM's did it
+            services.chronicle_sync(chronicle, membership)
+    return encounter_page(request, chronicle.pk)
 
 
 @member_view

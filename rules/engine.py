@@ -24,7 +24,9 @@ any object with the shape of :class:`CombatEngine`:
   renders one log record from ``describe``'s lines, its ``_state.html`` the encounter
   from ``view``'s data; both are the engine's own, translated with the site.
 * **Finding an engine.** The engine of rule system ``name`` is ``ENGINE`` in
-  ``rules.<name>.combat`` (:func:`engine_for`).
+  ``rules.<name>.combat`` (:func:`engine_for`); its chronicle (the campaign's time and
+  bodies after a fight, the same log and stream) is ``ENGINE`` in
+  ``rules.<name>.aftermath``.
 
 Undo and redo are records too (`UNDO`, `REDO`): the GM goes back to any earlier version
 and forward again without rolling anything twice; :func:`replay` folds a log with them.
@@ -107,14 +109,22 @@ class CombatEngine(Protocol):
         ...
 
 
-def engine_for(system: str) -> "CombatEngine":
-    """The combat engine of a rule system; RulesError when it has none (yet)."""
+# An engine kind -> its module under rules.<system>: a fight, or the campaign's chronicle
+# (time and bodies after the fight).
+KINDS = {"combat": "combat", "chronicle": "aftermath"}
+
+
+def engine_for(system: str, kind: str = "combat") -> "CombatEngine":
+    """The engine of a rule system (`kind`: "combat" or "chronicle"); RulesError when it
+    has none (yet)."""
     if not isinstance(system, str) or not system.isidentifier():
         raise RulesError(f"no rule system {system!r}")
+    if kind not in KINDS:
+        raise RulesError(f"no engine kind {kind!r}")
     try:
-        module = importlib.import_module(f"rules.{system}.combat")
+        module = importlib.import_module(f"rules.{system}.{KINDS[kind]}")
     except ImportError:
-        raise RulesError(f"rule system {system!r} has no combat engine yet") from None
+        raise RulesError(f"rule system {system!r} has no {kind} engine yet") from None
     return module.ENGINE
 
 

@@ -7,8 +7,10 @@ moves ``campaigns_campaign.event_seq`` up to the new ``seq`` and the encounter's
 ``version`` up to the record's, in the same statement: one round trip per command.
 
 SQLite drops a table's triggers when a migration rebuilds the table (Django's
-``_remake_table``: altering or removing a column, most constraints). A later migration
-that rebuilds combat_combatrecord must create the trigger again, e.g.::
+``_remake_table``: adding a column with a default, altering or removing one, most
+constraints), and refuses to rebuild combat_encounter while the trigger names it. A
+later migration that rebuilds either table must drop the trigger before and create it
+again after (as 0003 does), e.g.::
 
     trigger = importlib.import_module("combat.migrations.0002_combatrecord_trigger")
     migrations.RunPython(trigger.create_trigger, trigger.drop_trigger)

@@ -60,6 +60,30 @@ WORDS = {
     "miss": _("miss"),
     "hidden_area": _("the area is hidden: miss"),
     "hit": _("hit"),
+    # The chronicle (p. 13-14): what a character does, and the healing tables.
+    "rest": _("resting"),
+    "active": _("active"),
+    "cared": _("cared for"),
+    "squalid": _("squalid (a prison cell, a bucket in the corner)"),
+    "outdoors": _("open country"),
+    "clean": _("clean (a bed of green leaves, a dry and clean place)"),
+    "hospital": _("good (a hospital ward)"),
+    "none": _("none (exhausting, little or no sleep)"),
+    "normal": _("normal (the wounds ignored)"),
+    "moving": _("lying on a moving animal or vehicle"),
+    "thorough": _("thorough"),
+    "stone_age": _("none, or stone-age care"),
+    "basic": _("medieval court physicians, or a lone modern nurse without equipment"),
+    "professional": _("professional and modern (a hospital)"),
+    "immediate": _("immediate help"),
+    "no_equipment": _("no equipment"),
+    "modern_bandage": _("modern bandages"),
+    "coagulant": _("coagulant"),
+    "tight": _("dangerously tight bandage"),
+    "lasting_shock": _("3+: a degree of nervchock lasts"),
+    "unstable": _("5+: unstable"),
+    "awake_tests": _("7+: VIL against unconsciousness every 5 minutes"),
+    "organ_trauma": "Organtrauma",
 }
 
 
@@ -74,6 +98,19 @@ def term(key):
     if key in TERMS:
         return short_label(key)
     return WORDS.get(key, key)
+
+
+@register.filter
+def time_text(iso):
+    """A chronicle's time ("2026-01-09T22:05") as the page's language writes it."""
+    from datetime import datetime
+
+    from django.utils.formats import date_format
+
+    try:
+        return date_format(datetime.fromisoformat(str(iso)), "D j M Y H:i")
+    except ValueError:
+        return iso
 
 
 @register.filter

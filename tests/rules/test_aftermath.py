@@ -278,8 +278,14 @@ def test_advancing_chosen_characters_leaves_the_others_clock():
     assert state.body("ch1").clock == datetime(2026, 1, 9, 22, 0)
     state, _ = advance(state, unit="minutes", amount=30)  # everyone: from the latest clock
     assert {b.clock for b in state.bodies} == {datetime(2026, 1, 10, 0, 30)}
+    # Before anything has happened, the GM may set the campaign's date, earlier too.
+    state, events = advance(state, to="1923-04-02T12:00")
+    assert of(events, E.ClockSet)
+    assert {b.clock for b in state.bodies} == {
+        datetime(1923, 4, 2, 12, 0)}
+    state, _ = wound(state, bleed_rate=0)
     with pytest.raises(RulesError):
-        advance(state, to="2026-01-01T00:00")
+        advance(state, to="1923-01-01T00:00")
 
 
 @pytest.mark.parametrize(
@@ -290,6 +296,7 @@ def test_advancing_chosen_characters_leaves_the_others_clock():
         {"type": "advance", "amount": 53, "unit": "weeks"},
         {"type": "advance", "amount": 1, "unit": "fortnights"},
         {"type": "advance", "to": "soon"},
+        {"type": "advance", "to": "9999-12-31T23:59"},
         {"type": "advance", "amount": 1, "ids": "nobody"},
         {"type": "first_aid", "id": "ch1", "levels": []},
         {"type": "first_aid", "id": "ch1", "levels": [1, 2, 3]},
@@ -331,3 +338,38 @@ def test_replay_of_stored_events_equals_state():
             again = ENGINE.evolve(again, event)
     assert again == state
     assert state.clock - datetime(2026, 1, 9, 22, 0) == timedelta(hours=3)
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+FIELD_VALUES = st.one_of(
+    st.none(), st.booleans(), st.integers(-10**12, 10**12), st.text(max_size=30),
+    st.sampled_from(["ch1", "torso", "left_arm", "hours", "weeks", "rest", "active",
+                     "2026-01-10T00:00", "9999-12-31T23:59", "0001-01-01T00:00"]),
+    st.lists(st.one_of(st.integers(-5, 40), st.text(max_size=5)), max_size=3),
+)
+COMMANDS = st.fixed_dictionaries(
+    {"type": st.sampled_from(["add_body", "add_wound", "set_circumstances", "advance",
+                              "first_aid", "transfusion", "wake", "nonsense"])},
+    optional={key: FIELD_VALUES for key in (
+        "id", "ids", "name", "area", "damage", "bleed_rate", "organ_trauma", "limb_state",
+        "amount", "unit", "to", "until", "levels", "equipment", "judged", "activity",
+        "environment", "rest", "care", "willpower", "ago_seconds", "survival", "origin")},
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(COMMANDS, max_size=6), st.randoms(use_true_random=False))
+def test_any_command_is_done_or_refused_never_a_crash(commands, rng):
+    """Whatever JSON a GM sends, the chronicle either does it or refuses it (RulesError)."""
+    state = chronicle()
+    for data in commands:
+        try:
+            events = ENGINE.decide(state, ENGINE.parse_command(data), rng)
+        except RulesError:
+            continue
+        for event in events:
+            state = ENGINE.evolve(state, event)
+        ENGINE.describe(state, events, None)
+        ENGINE.view(state, None)

@@ -8,7 +8,8 @@ from typing import Any
 
 from rules.aoristos.aftermath import figures as F
 from rules.aoristos.aftermath.state import ACTIVITIES
-from rules.aoristos.combat.gear import AREAS
+from rules.aoristos.combat import figures as combat_figures
+from rules.aoristos.combat.gear import AREAS, LIMBS
 from rules.errors import RulesError
 
 # p. 6: a round is two seconds.
@@ -42,6 +43,7 @@ class AddWound:
     organ_trauma: int = 0
     limb_state: str | None = None
     source: str = ""
+    origin: str = ""
     ago: timedelta = timedelta(0)
     survival: tuple | None = None  # rolled already (a fight's), else rolled here
     alive: bool = True
@@ -122,6 +124,25 @@ def _ids(data: dict, key: str = "ids") -> tuple[str, ...]:
     return tuple(dict.fromkeys(value))
 
 
+def _survival(value: Any) -> tuple | None:
+    """A survival roll the fight made already: [dice, result, organtrauma, alive]."""
+    if value is None:
+        return None
+    try:
+        dice, result, trauma, alive = value
+        dice = tuple(dice)
+    except (TypeError, ValueError):
+        dice = None
+    if (
+        dice is None
+        or not all(isinstance(d, int) and not isinstance(d, bool) and 1 <= d <= 6 for d in dice)
+        or not all(isinstance(v, int) and not isinstance(v, bool) for v in (result, trauma))
+        or not isinstance(alive, bool)
+    ):
+        raise RulesError("survival: [dice, result, organtrauma, alive]", code="bad_field")
+    return (dice, result, trauma, alive)
+
+
 def parse_command(data: Any):
     if not isinstance(data, dict):
         raise RulesError("a command is an object with a type", code="bad_field")
@@ -137,15 +158,24 @@ def parse_command(data: Any):
         area = data.get("area")
         if area is not None and area not in AREAS:
             raise RulesError(f"area must be one of {', '.join(AREAS)}", code="bad_field")
+        damage = _int(data, "damage", 0, 0, 99)
+        # A wound the GM gives by its damage (a fall, a fire): what it adds follows p. 13-14.
+        added = combat_figures.wound(damage, area)
+        limb_state = None
+        if area in LIMBS:
+            limb_state = combat_figures.limb_state_after("ok", damage)
         return AddWound(
             id=_text(data, "id", longest=30),
             area=area,
-            damage=_int(data, "damage", 0, 0, 99),
-            bleed_rate=_int(data, "bleed_rate", 0, 0, 99),
-            organ_trauma=_int(data, "organ_trauma", 0, 0, 99),
-            limb_state=_text(data, "limb_state", None, choices=("ok", "broken", "destroyed")),
+            damage=damage,
+            bleed_rate=_int(data, "bleed_rate", added["bleed_rate"], 0, 99),
+            organ_trauma=_int(data, "organ_trauma", added["organ_trauma"], 0, 99),
+            limb_state=_text(data, "limb_state", limb_state,
+                             choices=("ok", "broken", "destroyed")),
             source=data.get("source", "")[:100] if isinstance(data.get("source"), str) else "",
+            origin=_text(data, "origin", "", longest=40) if data.get("origin") else "",
             ago=timedelta(seconds=_int(data, "ago_seconds", 0, 0, 3600)),
+            survival=_survival(data.get("survival")),
         )
     if kind == "set_circumstances":
         return SetCircumstances(
@@ -156,7 +186,7 @@ def parse_command(data: Any):
             care=_text(data, "care", None, choices=tuple(F.CARE)),
         )
     if kind == "advance":
-        to = data.get("to")
+        to = data.get("to", data.get("until"))  # "until": the page's form (its "to" is undo's)
         if to is not None:
             try:
                 to = datetime.fromisoformat(to) if isinstance(to, str) else None
@@ -166,6 +196,8 @@ def parse_command(data: Any):
                 raise RulesError("to must be a date and time, e.g. 2026-03-02T08:00",
                                  code="bad_field")
             to = to.replace(tzinfo=None, microsecond=0)
+            if not 1 <= to.year <= 9000:
+                raise RulesError("to: a year from 1 to 9000", code="bad_field")
             by = None
         else:
             unit = _text(data, "unit", "minutes", choices=tuple(UNITS))

@@ -20,6 +20,7 @@ from rules.aoristos.success import test_hand
 from rules.errors import RulesError
 
 WORSE = {"ok": 0, "broken": 1, "destroyed": 2}
+LAST_YEAR = 9000  # far from datetime's end, so a month or a week after never overflows
 
 
 def _body(state: Chronicle, body_id: str) -> Body:
@@ -60,6 +61,8 @@ def decide(state: Chronicle, command, rng) -> tuple:
         return (E.BodyAdded(body),)
     if isinstance(command, C.AddWound):
         body = _living(state, command.id)
+        if command.origin and any(w.origin == command.origin for w in body.wounds):
+            raise RulesError("that wound is in the chronicle already", code="duplicate")
         dealt = body.clock - command.ago
         wound = Wound(
             id=f"w{sum(len(b.wounds) for b in state.bodies) + 1}",
@@ -69,6 +72,7 @@ def decide(state: Chronicle, command, rng) -> tuple:
             bleed_rate=command.bleed_rate,
             limb_state=command.limb_state if command.limb_state != "ok" else None,
             source=command.source,
+            origin=command.origin,
         )
         rolled = command.survival
         if command.organ_trauma and rolled is None:
@@ -147,8 +151,12 @@ def advance(state: Chronicle, command: C.Advance, rng) -> tuple:
     if not command.ids:
         start = max(start, state.clock)
     target = command.to if command.to is not None else start + command.by
+    if target.year > LAST_YEAR:
+        raise RulesError(f"the chronicle ends in the year {LAST_YEAR}", code="too_late")
     if target < start:
-        raise RulesError("the clock only goes forward", code="backwards")
+        if any(b.wounds for b in state.bodies):
+            raise RulesError("the clock only goes forward", code="backwards")
+        return (E.ClockSet(target),)  # nothing has happened yet: the campaign's date
     if target - start > C.LONGEST:
         raise RulesError("advance at most 52 weeks at a time", code="too_long")
     events: list = []
@@ -248,6 +256,10 @@ def happen(state: Chronicle, body: Body, what: tuple, at, rng) -> tuple:
 def evolve(state: Chronicle, event) -> Chronicle:
     if isinstance(event, E.BodyAdded):
         return state.with_body(event.body)
+    if isinstance(event, E.ClockSet):
+        bodies = tuple(b.with_(clock=event.to, rest_since=event.to if b.rest_since else None)
+                       for b in state.bodies)
+        return state.with_(clock=event.to, bodies=bodies)
     if isinstance(event, E.ClockMoved):
         bodies = tuple(
             b.with_(clock=max(b.clock, event.to)) if b.id in event.ids else b

@@ -138,6 +138,14 @@ class ClockMoved:
     ids: tuple[str, ...]
 
 
+@dataclass(frozen=True)
+class ClockSet:
+    """Before anything has happened to anybody, the GM sets the campaign's date (any,
+    earlier too): every clock stands at `to`."""
+
+    to: datetime
+
+
 EVENT_TYPES = {
     cls.__name__: cls
     for cls in (
@@ -153,5 +161,6 @@ EVENT_TYPES = {
         Rested,
         Woke,
         ClockMoved,
+        ClockSet,
     )
 }

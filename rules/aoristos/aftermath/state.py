@@ -25,7 +25,8 @@ class Wound:
     damage: int
     bleed_rate: int
     limb_state: str | None = None  # "broken" / "destroyed" for a limb wound that did that
-    source: str = ""  # what dealt it ("Bakgården v12", "fall")
+    source: str = ""  # what dealt it ("Bakgården", "fall")
+    origin: str = ""  # the fight's record it came from ("e3v12.1"): carried over once
     aid: int = 0
     converted: bool = False
     blood_loss: int = 0

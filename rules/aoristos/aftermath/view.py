@@ -86,18 +86,42 @@ def view(state: Chronicle, viewer: Viewer) -> dict:
     }
 
 
+# A week of an unstable body is 168 hourly tests: the log shows the first few of each kind
+# per body and sums up the rest in one line.
+LINES_PER_KIND = 4
+SUMMED = (E.HealingTest, E.AwakeTest, E.BleedTick)
+
+
 def describe(state: Chronicle, events, viewer: Viewer) -> list[dict]:
     """One line per event worth a line, with its figures (the template words it)."""
     names = {b.id: b.name for b in state.bodies}
     lines = []
+    seen: dict[tuple, int] = {}
+    rest: dict[tuple, dict] = {}
     for event in events:
         if isinstance(event, E.BodyAdded):
             names[event.body.id] = event.body.name
             continue
         who = names.get(getattr(event, "id", None), "")
+        if isinstance(event, SUMMED):
+            key = (event.id, type(event).__name__)
+            seen[key] = seen.get(key, 0) + 1
+            if seen[key] > LINES_PER_KIND:
+                summed = rest.setdefault(key, {"kind": "More", "who": who, "of": key[1],
+                                               "count": 0, "healed": 0, "harmed": 0,
+                                               "failed": 0, "last": None})
+                summed["count"] += 1
+                summed["last"] = _time(event.at)
+                summed["healed"] += bool(getattr(event, "healed", False))
+                summed["harmed"] += bool(getattr(event, "harmed", False))
+                if isinstance(event, E.AwakeTest) and not event.test[3]:
+                    summed["failed"] += 1
+                continue
         line = {"kind": type(event).__name__, "who": who}
         if isinstance(event, E.ClockMoved):
             line.update(to=_time(event.to), count=len(event.ids))
+        elif isinstance(event, E.ClockSet):
+            line.update(kind="ClockMoved", to=_time(event.to), count=len(state.bodies))
         elif isinstance(event, E.WoundAdded):
             w = event.wound
             line.update(area=w.area, damage=w.damage, bleed_rate=w.bleed_rate,
@@ -130,8 +154,11 @@ def describe(state: Chronicle, events, viewer: Viewer) -> list[dict]:
             line.update(at=_time(event.at), area=event.area, limb_state=event.limb_state)
         elif isinstance(event, (E.Rested, E.Woke)):
             line.update(at=_time(event.at))
+        if isinstance(event, E.ClockMoved):
+            lines.extend(rest.values())  # the sums, before the clock's line
+            rest = {}
         lines.append(line)
-    return lines
+    return [*lines, *rest.values()]
 
 
 def _survival(rolled) -> dict | None:
