@@ -500,11 +500,18 @@ def chronicle_import(encounter: Encounter, membership) -> None:
     characters = encounter.campaign.characters.filter(
         pk__in=[int(i.removeprefix("ch")) for i in ids]
     ).order_by("pk")
-    chronicle = chronicle_sync(chronicle, membership, characters)
-    for data in wounds:
-        try:
-            chronicle, _record, _after = command_run(
-                encounter=chronicle, membership=membership, data=data, version=chronicle.version
-            )
-        except RulesError as refused:  # carried over already, or dead in the chronicle
-            log.info("chronicle: %s's wound not carried over: %s", data["id"], refused)
+    # The fight's end is stored already: whatever goes wrong here is logged, and the GM
+    # ends the fight again (nothing is carried over twice) or adds the wound by hand.
+    try:
+        chronicle = chronicle_sync(chronicle, membership, characters)
+        for data in wounds:
+            try:
+                chronicle, _record, _after = command_run(
+                    encounter=chronicle, membership=membership, data=data,
+                    version=chronicle.version,
+                )
+            except RulesError as refused:  # carried over already, or dead in the chronicle
+                log.info("chronicle: %s's wound not carried over: %s", data["id"], refused)
+    except (Stale, RulesError):
+        log.warning("chronicle: %s's wounds not carried over (the chronicle changed meanwhile)",
+                    encounter)
