@@ -501,7 +501,7 @@ def chronicle_import(encounter: Encounter, membership) -> None:
         pk__in=[int(i.removeprefix("ch")) for i in ids]
     ).order_by("pk")
     # The fight's end is stored already: whatever goes wrong here is logged, and the GM
-    # ends the fight again (nothing is carried over twice) or adds the wound by hand.
+    # undoes the end and ends again (nothing is carried over twice) or adds the wound.
     try:
         chronicle = chronicle_sync(chronicle, membership, characters)
         for data in wounds:
