@@ -2,7 +2,10 @@
 an ST or a strength. Game terms are Swedish in every language (characters/terms.py);
 the rest is translated."""
 
+from datetime import datetime
+
 from django import template
+from django.utils.formats import date_format
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
@@ -103,10 +106,6 @@ def term(key):
 @register.filter
 def time_text(iso):
     """A chronicle's time ("2026-01-09T22:05") as the page's language writes it."""
-    from datetime import datetime
-
-    from django.utils.formats import date_format
-
     try:
         return date_format(datetime.fromisoformat(str(iso)), "D j M Y H:i")
     except ValueError:

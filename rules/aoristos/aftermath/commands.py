@@ -46,7 +46,6 @@ class AddWound:
     origin: str = ""
     ago: timedelta = timedelta(0)
     survival: tuple | None = None  # rolled already (a fight's), else rolled here
-    alive: bool = True
 
 
 @dataclass(frozen=True)

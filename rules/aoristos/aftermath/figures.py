@@ -84,16 +84,3 @@ def next_monday_night(after: datetime) -> datetime:
     days = (7 - midnight.weekday()) % 7 or 7
     return midnight + timedelta(days=days)
 
-
-def bleed_ticks(dealt: datetime, start: datetime, end: datetime):
-    """The times in (start, end] at which a wound dealt at `dealt` converts or ticks:
-    5 min after it, then every 10 min (p. 13)."""
-    first = dealt + CONVERSION
-    if first > start:
-        at = first
-    else:
-        steps = (start - first) // BLEED_TICK + 1
-        at = first + steps * BLEED_TICK
-    while at <= end:
-        yield at
-        at += BLEED_TICK

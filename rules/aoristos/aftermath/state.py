@@ -102,7 +102,8 @@ class Body:
     def lasting_shock_sources(self) -> tuple[str, ...]:
         """Where each lasting degree of nervchock comes from (p. 14)."""
         limbs = [w.area for w in self.wounds if w.lasting_limb_shock and w.area]
-        return (*dict.fromkeys(limbs), *(("organ_trauma",) if self.organ_trauma >= 3 else ()))
+        trauma = ("organ_trauma",) if self.organ_trauma >= F.LASTING_SHOCK else ()
+        return (*dict.fromkeys(limbs), *trauma)
 
     @property
     def lasting_nerve_shock(self) -> int:
