@@ -16,7 +16,6 @@ class RulesError(ValueError):
         self.params = params
 
 
-
 def gettext_noop(message: str) -> str:
     """Marks a message of the rules core for translation (makemessages finds it); the rules
     core stays free of Django, the apps translate (RulesError.translated)."""

@@ -127,14 +127,20 @@ class _Checker:
         for name in required:
             if name not in self.data:
                 self.fail(name, "is required")
-        return {name: check(self, name, self.data[name]) for name, check in self.spec.items()
-                if name in self.data}
+        return {
+            name: check(self, name, self.data[name])
+            for name, check in self.spec.items()
+            if name in self.data
+        }
 
 
 def _key(c: _Checker, name: str, value: object) -> str:
     if not isinstance(value, str) or not _KEY_RE.fullmatch(value):
-        c.fail(name, "must be snake_case: a lower-case letter, then up to 63 lower-case "
-               f"letters, digits or underscores; got {_show(value)}")
+        c.fail(
+            name,
+            "must be snake_case: a lower-case letter, then up to 63 lower-case "
+            f"letters, digits or underscores; got {_show(value)}",
+        )
     return value
 
 
@@ -192,8 +198,9 @@ def _choice(choices: tuple[str, ...], optional: bool = False) -> Callable:
 def _hands(c: _Checker, name: str, value: object) -> tuple[int, ...]:
     """Grips (p. 5): a non-empty list of distinct 1 and 2."""
     items = _sequence(c, name, value)
-    if not items or any(isinstance(h, bool) or not isinstance(h, int) or h not in (1, 2)
-                        for h in items):
+    if not items or any(
+        isinstance(h, bool) or not isinstance(h, int) or h not in (1, 2) for h in items
+    ):
         c.fail(name, f"must list the grips as 1 and/or 2 hands, got {_show(value)}")
     if len(set(items)) != len(items):
         c.fail(name, f"lists a grip twice: {_show(value)}")
@@ -218,8 +225,11 @@ def _fire_modes(c: _Checker, name: str, value: object) -> str:
         or len(value) > MAX_FIRE_MODES_LENGTH
         or not _FIRE_MODES_RE.fullmatch(value)
     ):
-        c.fail(name, f"must be a text like '1/3/auto+2N' of at most {MAX_FIRE_MODES_LENGTH} "
-               f"characters (digits, letters, '+', '/'), got {_show(value)}")
+        c.fail(
+            name,
+            f"must be a text like '1/3/auto+2N' of at most {MAX_FIRE_MODES_LENGTH} "
+            f"characters (digits, letters, '+', '/'), got {_show(value)}",
+        )
     try:
         modes = parse_fire_modes(value)
     except RulesError as error:
@@ -242,8 +252,11 @@ def _sources(field_names: frozenset[str]) -> Callable:
             if not isinstance(field_name, str) or field_name not in field_names:
                 c.fail(name, f"names an unknown field {_show(field_name)}")
             if not is_source(source):
-                c.fail(name, f"gives {_show(field_name)} the source {_show(source)}; a source is "
-                       "'s. N' (a page of the rule text) or 'house'")
+                c.fail(
+                    name,
+                    f"gives {_show(field_name)} the source {_show(source)}; a source is "
+                    "'s. N' (a page of the rule text) or 'house'",
+                )
             pairs.append((field_name, source))
         if len({f for f, _ in pairs}) != len(pairs):
             c.fail(name, "names a field twice")
@@ -289,8 +302,17 @@ def _check_weapon(c: _Checker, v: dict[str, Any]) -> None:
     """Combinations the rule text rules out."""
     ranged = v.get("ranged", False)
     if not ranged:
-        for name in ("firearm", "range_categories", "thrown", "belt", "reload_each",
-                     "magazine", "max_shots", "chambered", "bow_strength"):
+        for name in (
+            "firearm",
+            "range_categories",
+            "thrown",
+            "belt",
+            "reload_each",
+            "magazine",
+            "max_shots",
+            "chambered",
+            "bow_strength",
+        ):
             if v.get(name):
                 c.fail(name, "applies only to ranged weapons (set 'ranged': true)")
     if ranged and v.get("contact"):
@@ -370,8 +392,10 @@ def armour_from_dict(data: object) -> Armour:
     c = _Checker("armour", data, _ARMOUR_SPEC)
     values = c.values(("key", "name"))
     if values.get("shield") and values.get("areas"):
-        c.fail("areas", "must be empty for a shield: a shield is a protective weapon, "
-               "not armour (p. 8)")
+        c.fail(
+            "areas",
+            "must be empty for a shield: a shield is a protective weapon, not armour (p. 8)",
+        )
     return _build(Armour, c, values)
 
 
@@ -425,8 +449,7 @@ _P3, _P7, _P8, _P9, _P10, _P11, _P12 = "s. 3", "s. 7", "s. 8", "s. 9", "s. 10", 
 
 
 def _weapon(key: str, name: str, skill: str, sources: dict[str, str], **values: Any) -> Weapon:
-    data = {"key": key, "name": name, "skill": skill, **values,
-            "sources": list(sources.items())}
+    data = {"key": key, "name": name, "skill": skill, **values, "sources": list(sources.items())}
     return weapon_from_dict(data)
 
 
@@ -438,147 +461,470 @@ def _armour(key: str, name: str, sources: dict[str, str], **values: Any) -> Armo
 # Shared source sets. Skill: p. 3 lists what each skill covers (Skjutvapen "från armborst
 # till nästan alla moderna handeldvapen"); Slagsmål for unarmed attacks is p. 9.
 _MELEE = {"skill": _P3, "real": _P8, "contact": _P12}
-_THROWN = {"skill": _P3, "ranged": _P10, "thrown": _P12, "range_categories": _P10,
-           "reload": HOUSE}
+_THROWN = {"skill": _P3, "ranged": _P10, "thrown": _P12, "range_categories": _P10, "reload": HOUSE}
 _SHORT_GUN = {"skill": _P3, "ranged": _P10, "firearm": _P10, "range_categories": _P10}
 _LONG_GUN = {"skill": _P3, "ranged": _P10, "firearm": _P10, "range_categories": _P10}
 
 _WEAPON_LIST = (
     # Unarmed attacks and their aids: not real weapons, Slagsmål (p. 8, 9).
-    _weapon("unarmed", "Obeväpnad", "brawling", contact=True, real=False,
-            sources={"skill": _P9, "real": _P8, "contact": _P12}),
-    _weapon("brass_knuckles", "Knogjärn", "brawling", real=False, contact=True, strength=1,
-            weapon_bulk=0.3,
-            sources={"name": _P8, "skill": _P9, "real": _P8, "contact": _P12,
-                     "strength": HOUSE, "weapon_bulk": HOUSE}),
+    _weapon(
+        "unarmed",
+        "Obeväpnad",
+        "brawling",
+        contact=True,
+        real=False,
+        sources={"skill": _P9, "real": _P8, "contact": _P12},
+    ),
+    _weapon(
+        "brass_knuckles",
+        "Knogjärn",
+        "brawling",
+        real=False,
+        contact=True,
+        strength=1,
+        weapon_bulk=0.3,
+        sources={
+            "name": _P8,
+            "skill": _P9,
+            "real": _P8,
+            "contact": _P12,
+            "strength": HOUSE,
+            "weapon_bulk": HOUSE,
+        },
+    ),
     # Real melee weapons (p. 8): FYS adds to strength (p. 12).
-    _weapon("knife", "Kniv", "melee_weapons", contact=True, strength=1, weapon_bulk=0.5,
-            sources={**_MELEE, "strength": HOUSE, "weapon_bulk": HOUSE}),
-    _weapon("sword", "Svärd", "melee_weapons", contact=True, strength=3, weapon_bulk=2,
-            sources={**_MELEE, "strength": HOUSE, "weapon_bulk": HOUSE}),
-    _weapon("two_handed_sword", "Tvåhandssvärd", "melee_weapons", contact=True, strength=5,
-            hands=(1, 2), weapon_bulk=4,
-            sources={**_MELEE, "strength": HOUSE, "hands": HOUSE, "weapon_bulk": HOUSE}),
+    _weapon(
+        "knife",
+        "Kniv",
+        "melee_weapons",
+        contact=True,
+        strength=1,
+        weapon_bulk=0.5,
+        sources={**_MELEE, "strength": HOUSE, "weapon_bulk": HOUSE},
+    ),
+    _weapon(
+        "sword",
+        "Svärd",
+        "melee_weapons",
+        contact=True,
+        strength=3,
+        weapon_bulk=2,
+        sources={**_MELEE, "strength": HOUSE, "weapon_bulk": HOUSE},
+    ),
+    _weapon(
+        "two_handed_sword",
+        "Tvåhandssvärd",
+        "melee_weapons",
+        contact=True,
+        strength=5,
+        hands=(1, 2),
+        weapon_bulk=4,
+        sources={**_MELEE, "strength": HOUSE, "hands": HOUSE, "weapon_bulk": HOUSE},
+    ),
     # Marx's trench spade (p. 9).
-    _weapon("trench_spade", "Skyttegravsspade", "melee_weapons", contact=True, strength=3,
-            weapon_bulk=1.5,
-            sources={"name": _P9, **_MELEE, "strength": HOUSE, "weapon_bulk": HOUSE}),
+    _weapon(
+        "trench_spade",
+        "Skyttegravsspade",
+        "melee_weapons",
+        contact=True,
+        strength=3,
+        weapon_bulk=1.5,
+        sources={"name": _P9, **_MELEE, "strength": HOUSE, "weapon_bulk": HOUSE},
+    ),
     # Improvised, but "allt man håller i för att slå med" is a real weapon (p. 8).
-    _weapon("bar_stool", "Barstol", "melee_weapons", contact=True, strength=2, hands=(1, 2),
-            weapon_bulk=4,
-            sources={"name": _P8, **_MELEE, "strength": HOUSE, "hands": HOUSE,
-                     "weapon_bulk": HOUSE}),
-    _weapon("rifle_butt", "Gevärskolv", "melee_weapons", contact=True, strength=2,
-            hands=(2,),
-            sources={"name": _P8, **_MELEE, "strength": HOUSE, "hands": HOUSE}),
+    _weapon(
+        "bar_stool",
+        "Barstol",
+        "melee_weapons",
+        contact=True,
+        strength=2,
+        hands=(1, 2),
+        weapon_bulk=4,
+        sources={"name": _P8, **_MELEE, "strength": HOUSE, "hands": HOUSE, "weapon_bulk": HOUSE},
+    ),
+    _weapon(
+        "rifle_butt",
+        "Gevärskolv",
+        "melee_weapons",
+        contact=True,
+        strength=2,
+        hands=(2,),
+        sources={"name": _P8, **_MELEE, "strength": HOUSE, "hands": HOUSE},
+    ),
     # Thrown weapons: "Kastvapen" ×2 range malus (p. 10), FYS adds (p. 12), OL 0 (house:
     # the next one is drawn, p. 7).
-    _weapon("throwing_knife", "Kastkniv", "throwing", ranged=True, thrown=True,
-            range_categories=("thrown",), strength=1, reload=0, weapon_bulk=0.5,
-            sources={**_THROWN, "strength": HOUSE, "weapon_bulk": HOUSE}),
+    _weapon(
+        "throwing_knife",
+        "Kastkniv",
+        "throwing",
+        ranged=True,
+        thrown=True,
+        range_categories=("thrown",),
+        strength=1,
+        reload=0,
+        weapon_bulk=0.5,
+        sources={**_THROWN, "strength": HOUSE, "weapon_bulk": HOUSE},
+    ),
     # The p. 10 example: a cobblestone is an improvised thrown weapon (×2 ×2).
-    _weapon("cobblestone", "Gatsten", "throwing", ranged=True, thrown=True,
-            range_categories=("improvised", "thrown"), strength=1, reload=0, weapon_bulk=2,
-            sources={"name": _P10, **_THROWN, "strength": HOUSE, "weapon_bulk": HOUSE}),
+    _weapon(
+        "cobblestone",
+        "Gatsten",
+        "throwing",
+        ranged=True,
+        thrown=True,
+        range_categories=("improvised", "thrown"),
+        strength=1,
+        reload=0,
+        weapon_bulk=2,
+        sources={"name": _P10, **_THROWN, "strength": HOUSE, "weapon_bulk": HOUSE},
+    ),
     # UL is pulling the pin (p. 7); the numbers are ours. An explosion has no hit area
     # (p. 9).
-    _weapon("hand_grenade", "Handgranat", "throwing", ranged=True, thrown=True,
-            range_categories=("thrown",), windup=1, strength=10, reload=0, weapon_bulk=0.5,
-            explosive=True,
-            sources={"name": _P7, **_THROWN, "windup": HOUSE, "strength": HOUSE,
-                     "weapon_bulk": HOUSE, "explosive": "s. 9"}),
+    _weapon(
+        "hand_grenade",
+        "Handgranat",
+        "throwing",
+        ranged=True,
+        thrown=True,
+        range_categories=("thrown",),
+        windup=1,
+        strength=10,
+        reload=0,
+        weapon_bulk=0.5,
+        explosive=True,
+        sources={
+            "name": _P7,
+            **_THROWN,
+            "windup": HOUSE,
+            "strength": HOUSE,
+            "weapon_bulk": HOUSE,
+            "explosive": "s. 9",
+        },
+    ),
     # Etka's sling (p. 12): +5 strength, a real weapon, neither thrown nor contact; plain
     # range formula (p. 10). UL: put a stone in and swing (house, like the bow's p. 7).
-    _weapon("sling", "Slunga", "sling", ranged=True, strength=5, windup=2, reload=0,
-            magazine_bulk=0.3, weapon_bulk=0.2,
-            sources={"name": _P12, "skill": _P3, "ranged": _P10, "strength": _P12,
-                     "real": _P12, "contact": _P12, "thrown": _P12,
-                     "range_categories": _P10, "windup": HOUSE, "reload": HOUSE,
-                     "magazine_bulk": HOUSE, "weapon_bulk": HOUSE}),
+    _weapon(
+        "sling",
+        "Slunga",
+        "sling",
+        ranged=True,
+        strength=5,
+        windup=2,
+        reload=0,
+        magazine_bulk=0.3,
+        weapon_bulk=0.2,
+        sources={
+            "name": _P12,
+            "skill": _P3,
+            "ranged": _P10,
+            "strength": _P12,
+            "real": _P12,
+            "contact": _P12,
+            "thrown": _P12,
+            "range_categories": _P10,
+            "windup": HOUSE,
+            "reload": HOUSE,
+            "magazine_bulk": HOUSE,
+            "weapon_bulk": HOUSE,
+        },
+    ),
     # UL: draw an arrow, nock it and draw the bow (p. 7); a FYS test against the bow's
     # strength value each activation it stays drawn (p. 7). Plain range formula, and
     # long in melee (p. 10). MV is one arrow (p. 5).
-    _weapon("bow", "Pilbåge", "bow", ranged=True, hands=(2,), windup=3, bow_strength=6,
-            strength=4, reload=0, magazine_bulk=0.1, weapon_bulk=1.5,
-            sources={"name": _P10, "skill": _P3, "ranged": _P10, "range_categories": _P10,
-                     "hands": HOUSE, "windup": HOUSE, "bow_strength": HOUSE,
-                     "strength": HOUSE, "reload": HOUSE, "magazine_bulk": HOUSE,
-                     "weapon_bulk": HOUSE}),
+    _weapon(
+        "bow",
+        "Pilbåge",
+        "bow",
+        ranged=True,
+        hands=(2,),
+        windup=3,
+        bow_strength=6,
+        strength=4,
+        reload=0,
+        magazine_bulk=0.1,
+        weapon_bulk=1.5,
+        sources={
+            "name": _P10,
+            "skill": _P3,
+            "ranged": _P10,
+            "range_categories": _P10,
+            "hands": HOUSE,
+            "windup": HOUSE,
+            "bow_strength": HOUSE,
+            "strength": HOUSE,
+            "reload": HOUSE,
+            "magazine_bulk": HOUSE,
+            "weapon_bulk": HOUSE,
+        },
+    ),
     # Crossbows: Skjutvapen (p. 3), longer than a pistol so long in melee (p. 10); only
     # the heavy one halves the range malus (p. 10). One bolt (MS 1, p. 11).
-    _weapon("light_crossbow", "Lätt armborst", "firearms", ranged=True, firearm="long",
-            hands=(2,), strength=5, reload=10, magazine_bulk=0.1, weapon_bulk=3,
-            sources={"name": _P10, **_LONG_GUN, "magazine": _P11, "hands": HOUSE,
-                     "strength": HOUSE, "reload": HOUSE, "magazine_bulk": HOUSE,
-                     "weapon_bulk": HOUSE}),
-    _weapon("heavy_crossbow", "Tungt armborst", "firearms", ranged=True, firearm="long",
-            range_categories=("heavy_or_long",), hands=(2,), strength=7, reload=30,
-            magazine_bulk=0.2, weapon_bulk=7,
-            sources={"name": _P10, **_LONG_GUN, "magazine": _P11, "hands": HOUSE,
-                     "strength": HOUSE, "reload": HOUSE, "magazine_bulk": HOUSE,
-                     "weapon_bulk": HOUSE}),
+    _weapon(
+        "light_crossbow",
+        "Lätt armborst",
+        "firearms",
+        ranged=True,
+        firearm="long",
+        hands=(2,),
+        strength=5,
+        reload=10,
+        magazine_bulk=0.1,
+        weapon_bulk=3,
+        sources={
+            "name": _P10,
+            **_LONG_GUN,
+            "magazine": _P11,
+            "hands": HOUSE,
+            "strength": HOUSE,
+            "reload": HOUSE,
+            "magazine_bulk": HOUSE,
+            "weapon_bulk": HOUSE,
+        },
+    ),
+    _weapon(
+        "heavy_crossbow",
+        "Tungt armborst",
+        "firearms",
+        ranged=True,
+        firearm="long",
+        range_categories=("heavy_or_long",),
+        hands=(2,),
+        strength=7,
+        reload=30,
+        magazine_bulk=0.2,
+        weapon_bulk=7,
+        sources={
+            "name": _P10,
+            **_LONG_GUN,
+            "magazine": _P11,
+            "hands": HOUSE,
+            "strength": HOUSE,
+            "reload": HOUSE,
+            "magazine_bulk": HOUSE,
+            "weapon_bulk": HOUSE,
+        },
+    ),
     # Levi's flintlock (p. 8, no laser sight): a long firearm (p. 10), smoothbore (not
     # modern, p. 10), muzzle-loaded one shot at a time (MS 1, p. 11; OL house).
-    _weapon("flintlock_rifle", "Flintlåsgevär", "firearms", ranged=True, firearm="long",
-            range_categories=("heavy_or_long",), hands=(2,), strength=7, reload=50,
-            magazine_bulk=0.05, weapon_bulk=5,
-            sources={"name": _P8, **_LONG_GUN, "ranged": _P8, "laser_sight": _P8,
-                     "magazine": _P11, "hands": HOUSE, "strength": HOUSE, "reload": HOUSE,
-                     "magazine_bulk": HOUSE, "weapon_bulk": HOUSE}),
+    _weapon(
+        "flintlock_rifle",
+        "Flintlåsgevär",
+        "firearms",
+        ranged=True,
+        firearm="long",
+        range_categories=("heavy_or_long",),
+        hands=(2,),
+        strength=7,
+        reload=50,
+        magazine_bulk=0.05,
+        weapon_bulk=5,
+        sources={
+            "name": _P8,
+            **_LONG_GUN,
+            "ranged": _P8,
+            "laser_sight": _P8,
+            "magazine": _P11,
+            "hands": HOUSE,
+            "strength": HOUSE,
+            "reload": HOUSE,
+            "magazine_bulk": HOUSE,
+            "weapon_bulk": HOUSE,
+        },
+    ),
     # Modern short firearms (p. 10: "korta (pistol, kpist)", rifled). OL 5 (p. 7).
-    _weapon("pistol", "Pistol", "firearms", ranged=True, firearm="short",
-            range_categories=("rifled",), hands=(1, 2), strength=4, magazine=15,
-            chambered=True, magazine_bulk=0.3, weapon_bulk=1,
-            sources={"name": _P10, **_SHORT_GUN, "reload": _P7, "hands": HOUSE,
-                     "strength": HOUSE, "magazine": HOUSE, "chambered": HOUSE,
-                     "magazine_bulk": HOUSE, "weapon_bulk": HOUSE}),
+    _weapon(
+        "pistol",
+        "Pistol",
+        "firearms",
+        ranged=True,
+        firearm="short",
+        range_categories=("rifled",),
+        hands=(1, 2),
+        strength=4,
+        magazine=15,
+        chambered=True,
+        magazine_bulk=0.3,
+        weapon_bulk=1,
+        sources={
+            "name": _P10,
+            **_SHORT_GUN,
+            "reload": _P7,
+            "hands": HOUSE,
+            "strength": HOUSE,
+            "magazine": HOUSE,
+            "chambered": HOUSE,
+            "magazine_bulk": HOUSE,
+            "weapon_bulk": HOUSE,
+        },
+    ),
     # "(1)": 2 KP to open, 1 KP a cartridge (p. 7); MV is a full speedloader (p. 5),
     # changed at the default OL 5 (p. 7).
-    _weapon("revolver", "Revolver", "firearms", ranged=True, firearm="short",
-            range_categories=("rifled",), hands=(1, 2), strength=5, magazine=6,
-            reload_each=1, magazine_bulk=0.2, weapon_bulk=1.2,
-            sources={**_SHORT_GUN, "reload": _P7, "hands": HOUSE, "strength": HOUSE,
-                     "magazine": HOUSE, "reload_each": HOUSE, "magazine_bulk": HOUSE,
-                     "weapon_bulk": HOUSE}),
-    _weapon("smg", "Kpist", "firearms", ranged=True, firearm="short",
-            range_categories=("rifled",), hands=(2,), strength=4, fire_modes="1/auto+2N",
-            max_shots=14, magazine=32, magazine_bulk=0.7, weapon_bulk=4,
-            sources={"name": _P10, **_SHORT_GUN, "reload": _P7, "hands": HOUSE,
-                     "strength": HOUSE, "fire_modes": HOUSE, "max_shots": HOUSE,
-                     "magazine": HOUSE, "magazine_bulk": HOUSE, "weapon_bulk": HOUSE}),
+    _weapon(
+        "revolver",
+        "Revolver",
+        "firearms",
+        ranged=True,
+        firearm="short",
+        range_categories=("rifled",),
+        hands=(1, 2),
+        strength=5,
+        magazine=6,
+        reload_each=1,
+        magazine_bulk=0.2,
+        weapon_bulk=1.2,
+        sources={
+            **_SHORT_GUN,
+            "reload": _P7,
+            "hands": HOUSE,
+            "strength": HOUSE,
+            "magazine": HOUSE,
+            "reload_each": HOUSE,
+            "magazine_bulk": HOUSE,
+            "weapon_bulk": HOUSE,
+        },
+    ),
+    _weapon(
+        "smg",
+        "Kpist",
+        "firearms",
+        ranged=True,
+        firearm="short",
+        range_categories=("rifled",),
+        hands=(2,),
+        strength=4,
+        fire_modes="1/auto+2N",
+        max_shots=14,
+        magazine=32,
+        magazine_bulk=0.7,
+        weapon_bulk=4,
+        sources={
+            "name": _P10,
+            **_SHORT_GUN,
+            "reload": _P7,
+            "hands": HOUSE,
+            "strength": HOUSE,
+            "fire_modes": HOUSE,
+            "max_shots": HOUSE,
+            "magazine": HOUSE,
+            "magazine_bulk": HOUSE,
+            "weapon_bulk": HOUSE,
+        },
+    ),
     # Modern long firearms (p. 10: "långa (karbin, gevär)", ×0.5 and rifled ×0.5).
     # Anna's carbine: "1/3/auto+2N" (p. 11).
-    _weapon("carbine", "Karbin", "firearms", ranged=True, firearm="long",
-            range_categories=("heavy_or_long", "rifled"), hands=(2,), strength=6,
-            fire_modes="1/3/auto+2N", max_shots=14, magazine=20, chambered=True,
-            magazine_bulk=0.4, weapon_bulk=3.5,
-            sources={"name": _P11, **_LONG_GUN, "fire_modes": _P11, "reload": _P7,
-                     "hands": HOUSE, "strength": HOUSE, "max_shots": HOUSE,
-                     "magazine": HOUSE, "chambered": HOUSE, "magazine_bulk": HOUSE,
-                     "weapon_bulk": HOUSE}),
-    _weapon("assault_carbine", "Automatkarbin", "firearms", ranged=True, firearm="long",
-            range_categories=("heavy_or_long", "rifled"), hands=(2,), strength=6,
-            fire_modes="1/auto+2N", max_shots=14, magazine=30, chambered=True,
-            magazine_bulk=0.6, weapon_bulk=3.5,
-            sources={"name": _P10, **_LONG_GUN, "reload": _P7, "hands": HOUSE,
-                     "strength": HOUSE, "fire_modes": HOUSE, "max_shots": HOUSE,
-                     "magazine": HOUSE, "chambered": HOUSE, "magazine_bulk": HOUSE,
-                     "weapon_bulk": HOUSE}),
+    _weapon(
+        "carbine",
+        "Karbin",
+        "firearms",
+        ranged=True,
+        firearm="long",
+        range_categories=("heavy_or_long", "rifled"),
+        hands=(2,),
+        strength=6,
+        fire_modes="1/3/auto+2N",
+        max_shots=14,
+        magazine=20,
+        chambered=True,
+        magazine_bulk=0.4,
+        weapon_bulk=3.5,
+        sources={
+            "name": _P11,
+            **_LONG_GUN,
+            "fire_modes": _P11,
+            "reload": _P7,
+            "hands": HOUSE,
+            "strength": HOUSE,
+            "max_shots": HOUSE,
+            "magazine": HOUSE,
+            "chambered": HOUSE,
+            "magazine_bulk": HOUSE,
+            "weapon_bulk": HOUSE,
+        },
+    ),
+    _weapon(
+        "assault_carbine",
+        "Automatkarbin",
+        "firearms",
+        ranged=True,
+        firearm="long",
+        range_categories=("heavy_or_long", "rifled"),
+        hands=(2,),
+        strength=6,
+        fire_modes="1/auto+2N",
+        max_shots=14,
+        magazine=30,
+        chambered=True,
+        magazine_bulk=0.6,
+        weapon_bulk=3.5,
+        sources={
+            "name": _P10,
+            **_LONG_GUN,
+            "reload": _P7,
+            "hands": HOUSE,
+            "strength": HOUSE,
+            "fire_modes": HOUSE,
+            "max_shots": HOUSE,
+            "magazine": HOUSE,
+            "chambered": HOUSE,
+            "magazine_bulk": HOUSE,
+            "weapon_bulk": HOUSE,
+        },
+    ),
     # Not rifled (p. 10). A double barrel: both at once, loaded a shell at a time; with
     # no magazine MV is one shell (p. 5).
-    _weapon("shotgun", "Hagelgevär", "firearms", ranged=True, firearm="long",
-            range_categories=("heavy_or_long",), hands=(2,), strength=7, fire_modes="1/2",
-            magazine=2, reload_each=1, magazine_bulk=0.05, weapon_bulk=3.5,
-            sources={"name": _P10, **_LONG_GUN, "hands": HOUSE, "strength": HOUSE,
-                     "fire_modes": HOUSE, "magazine": HOUSE, "reload_each": HOUSE,
-                     "magazine_bulk": HOUSE, "weapon_bulk": HOUSE}),
+    _weapon(
+        "shotgun",
+        "Hagelgevär",
+        "firearms",
+        ranged=True,
+        firearm="long",
+        range_categories=("heavy_or_long",),
+        hands=(2,),
+        strength=7,
+        fire_modes="1/2",
+        magazine=2,
+        reload_each=1,
+        magazine_bulk=0.05,
+        weapon_bulk=3.5,
+        sources={
+            "name": _P10,
+            **_LONG_GUN,
+            "hands": HOUSE,
+            "strength": HOUSE,
+            "fire_modes": HOUSE,
+            "magazine": HOUSE,
+            "reload_each": HOUSE,
+            "magazine_bulk": HOUSE,
+            "weapon_bulk": HOUSE,
+        },
+    ),
     # MS "bälte": OL 10 (5 with an assistant) and MV for 100 cartridges (p. 11).
-    _weapon("machine_gun", "Kulspruta", "firearms", ranged=True, firearm="long",
-            range_categories=("heavy_or_long", "rifled"), hands=(2,), strength=7,
-            fire_modes="auto+3N", max_shots=20, belt=True, magazine_bulk=3, weapon_bulk=12,
-            sources={**_LONG_GUN, "belt": _P11, "reload": _P11, "hands": HOUSE,
-                     "strength": HOUSE, "fire_modes": HOUSE, "max_shots": HOUSE,
-                     "magazine_bulk": HOUSE, "weapon_bulk": HOUSE}),
+    _weapon(
+        "machine_gun",
+        "Kulspruta",
+        "firearms",
+        ranged=True,
+        firearm="long",
+        range_categories=("heavy_or_long", "rifled"),
+        hands=(2,),
+        strength=7,
+        fire_modes="auto+3N",
+        max_shots=20,
+        belt=True,
+        magazine_bulk=3,
+        weapon_bulk=12,
+        sources={
+            **_LONG_GUN,
+            "belt": _P11,
+            "reload": _P11,
+            "hands": HOUSE,
+            "strength": HOUSE,
+            "fire_modes": HOUSE,
+            "max_shots": HOUSE,
+            "magazine_bulk": HOUSE,
+            "weapon_bulk": HOUSE,
+        },
+    ),
 )
 
 WEAPONS: dict[str, Weapon] = {weapon.key: weapon for weapon in _WEAPON_LIST}
@@ -586,24 +932,42 @@ WEAPONS: dict[str, Weapon] = {weapon.key: weapon for weapon in _WEAPON_LIST}
 _ARMOUR_LIST = (
     # Soft vest + helmet: Totalrustning (12·3 + 6) // 10 = 4, a house set matching
     # Miriam's Totalrustning 4 (p. 13; the text does not say what she wore).
-    _armour("soft_vest", "Skyddsväst", areas=(("torso", 12),), bulk=3,
-            sources={"areas": HOUSE, "bulk": HOUSE}),
-    _armour("helmet", "Hjälm", areas=(("head", 6),), bulk=1.5,
-            sources={"areas": HOUSE, "bulk": HOUSE}),
-    _armour("leather_armour", "Läderrustning",
-            areas=(("torso", 3), ("right_arm", 2), ("left_arm", 2), ("right_leg", 1),
-                   ("left_leg", 1)),
-            bulk=6, sources={"areas": HOUSE, "bulk": HOUSE}),
-    _armour("mail_shirt", "Ringbrynja",
-            areas=(("torso", 6), ("right_arm", 4), ("left_arm", 4), ("right_leg", 2),
-                   ("left_leg", 2)),
-            bulk=12, sources={"areas": HOUSE, "bulk": HOUSE}),
+    _armour(
+        "soft_vest",
+        "Skyddsväst",
+        areas=(("torso", 12),),
+        bulk=3,
+        sources={"areas": HOUSE, "bulk": HOUSE},
+    ),
+    _armour(
+        "helmet", "Hjälm", areas=(("head", 6),), bulk=1.5, sources={"areas": HOUSE, "bulk": HOUSE}
+    ),
+    _armour(
+        "leather_armour",
+        "Läderrustning",
+        areas=(("torso", 3), ("right_arm", 2), ("left_arm", 2), ("right_leg", 1), ("left_leg", 1)),
+        bulk=6,
+        sources={"areas": HOUSE, "bulk": HOUSE},
+    ),
+    _armour(
+        "mail_shirt",
+        "Ringbrynja",
+        areas=(("torso", 6), ("right_arm", 4), ("left_arm", 4), ("right_leg", 2), ("left_leg", 2)),
+        bulk=12,
+        sources={"areas": HOUSE, "bulk": HOUSE},
+    ),
     # The spear thrower in Etka's example: armour 5 on the torso (p. 12).
-    _armour("spear_thrower_armour", "Spjutkastarens rustning", areas=(("torso", 5),),
-            bulk=8, sources={"name": _P12, "areas": _P12, "bulk": HOUSE}),
+    _armour(
+        "spear_thrower_armour",
+        "Spjutkastarens rustning",
+        areas=(("torso", 5),),
+        bulk=8,
+        sources={"name": _P12, "areas": _P12, "bulk": HOUSE},
+    ),
     # A protective weapon (p. 8): +2 to vigilance with Närstridsvapen, also against throws.
-    _armour("round_shield", "Rundsköld", shield=True, bulk=5,
-            sources={"shield": _P8, "bulk": HOUSE}),
+    _armour(
+        "round_shield", "Rundsköld", shield=True, bulk=5, sources={"shield": _P8, "bulk": HOUSE}
+    ),
 )
 
 ARMOUR: dict[str, Armour] = {armour.key: armour for armour in _ARMOUR_LIST}

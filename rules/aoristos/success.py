@@ -1,9 +1,12 @@
 """Aoristos success tests (p. 5).
 
-Test base TB = the sum of the tested properties. Roll 1B1T (+1T per degree of nervchock,
-then any F/T from circumstances). Total ("helt slag") = TB + result. Success when the
-total is at least the threshold ST; margin = total - ST. The base threshold GST is
-4 + 2 per property in TB. Opposed tests: higher total wins, equal totals are a draw.
+Test base TB = the sum of the tested properties, plus any constant the rule names (the
+psychosis test is VIL + 20, p. 15); a test of nothing has TB 0 (the weekly healing test,
+p. 14). Roll 1B1T (+1T per degree of nervchock, then any F/T from circumstances). Total
+("helt slag") = TB + result. Success when the total is at least the threshold ST;
+margin = total - ST. The base threshold GST is 4 + 2 per property in TB (a constant is
+no property: it leaves the GST alone). Opposed tests: higher total wins, equal totals
+are a draw.
 """
 
 from dataclasses import dataclass
@@ -57,8 +60,8 @@ test_hand.__test__ = False  # not a pytest test, despite the name
 @dataclass(frozen=True)
 class PlannedTest:
     """A success test before it is rolled (p. 5): TB is the sum of the chosen properties'
-    levels, GST 4 + 2 per property, ST the GST unless one is given, and the hand 1B1T
-    with the extra F and T."""
+    levels plus the constant (if any), GST 4 + 2 per property, ST the GST unless one is
+    given, and the hand 1B1T with the extra F and T."""
 
     __test__ = False  # not a pytest test class, despite the name
 
@@ -75,11 +78,17 @@ def plan_test(
     free: int = 0,
     forced: int = 0,
     threshold: int | None = None,
+    constant: int = 0,
 ) -> PlannedTest:
-    """The success test of properties `keys` at `levels` (p. 5)."""
+    """The success test of properties `keys` at `levels` (p. 5), plus `constant` in the TB.
+
+    No keys is a test of nothing: TB 0 (+ the constant), GST 4, as the weekly healing test
+    (p. 14). The constant adds to the TB but is no property, so it leaves the GST as it
+    is: the psychosis test VIL + 20 (p. 15) has GST 6.
+    """
     gst = base_threshold(len(keys))
     return PlannedTest(
-        test_base=sum(levels[key] for key in keys),
+        test_base=sum(levels[key] for key in keys) + _check_int("constant", constant),
         gst=gst,
         threshold=gst if threshold is None else _check_int("threshold", threshold),
         hand=test_hand(free=free, forced=forced),

@@ -115,7 +115,9 @@ def test_bleeding_while_active_never_falls_p13():
     ticks = of(events, E.BleedTick)
     assert [t.at.minute for t in ticks] == [5, 15, 25]
     assert [(t.blood_loss, t.organ_trauma, t.fell) for t in ticks] == [
-        (2, 1, False), (2, 2, False), (2, 3, False)
+        (2, 1, False),
+        (2, 2, False),
+        (2, 3, False),
     ]
     # A transfusion takes the blood loss away without turning it into trauma.
     state, events = run(state, {"type": "transfusion", "id": "ch1"})
@@ -167,8 +169,16 @@ def test_a_worked_timeline_from_a_torso_wound_to_the_first_monday():
     Monday 00:00 dice 2, 4 → 2 ≥ 2: heals, organtrauma 3.
     """
     state = chronicle()
-    state, _ = run(state, {"type": "set_circumstances", "ids": ["ch1"], "activity": "cared",
-                           "environment": "clean", "care": "basic"})
+    state, _ = run(
+        state,
+        {
+            "type": "set_circumstances",
+            "ids": ["ch1"],
+            "activity": "cared",
+            "environment": "clean",
+            "care": "basic",
+        },
+    )
     state, events = wound(state, 1, 2, 3, 4, damage=4, bleed_rate=3, organ_trauma=3)
     assert of(events, E.WoundAdded)[0].survival == ((1, 2, 3, 4), 3, 3, True)
     body = state.body("ch1")
@@ -178,7 +188,9 @@ def test_a_worked_timeline_from_a_torso_wound_to_the_first_monday():
     state, events = advance(state, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, unit="minutes", amount=25)
     ticks = of(events, E.BleedTick)
     assert [(t.at.strftime("%H:%M"), t.blood_loss, t.organ_trauma) for t in ticks] == [
-        ("22:05", 2, 4), ("22:15", 1, 5), ("22:25", 0, 6)
+        ("22:05", 2, 4),
+        ("22:15", 1, 5),
+        ("22:25", 0, 6),
     ]
     body = state.body("ch1")
     assert body.unstable
@@ -187,8 +199,10 @@ def test_a_worked_timeline_from_a_torso_wound_to_the_first_monday():
 
     state, events = advance(state, 3, 5, 4, 6, 5, 5, unit="hours", amount=3)
     tests = of(events, E.HealingTest)
-    assert [(t.at.strftime("%H:%M"), t.test[2], t.healed, t.harmed, t.organ_trauma,
-             t.survival) for t in tests] == [
+    assert [
+        (t.at.strftime("%H:%M"), t.test[2], t.healed, t.harmed, t.organ_trauma, t.survival)
+        for t in tests
+    ] == [
         ("23:15", 3, True, True, 6, None),
         ("00:15", 3, True, False, 5, None),
         ("01:15", 3, True, False, 4, None),
@@ -201,7 +215,11 @@ def test_a_worked_timeline_from_a_torso_wound_to_the_first_monday():
     state, events = advance(state, 2, 4, to="2026-01-12T08:00")
     (weekly,) = of(events, E.HealingTest)
     assert (weekly.hourly, weekly.test[2], weekly.healed, weekly.organ_trauma) == (
-        False, 2, True, 3)
+        False,
+        2,
+        True,
+        3,
+    )
     assert state.body("ch1").next_healing == datetime(2026, 1, 19, 0, 0)
     assert state.clock == datetime(2026, 1, 12, 8, 0)
 
@@ -262,8 +280,10 @@ def test_broken_limbs_heal_after_a_month_and_their_shock_lasts_till_then_p14():
     assert state.body("ch1").nerve_shock == 2  # back with activity
     state, events = advance(state, unit="days", amount=30)
     mended = of(events, E.LimbMended)
-    assert [(m.area, m.limb_state) for m in mended] == [("left_arm", "ok"), ("right_leg",
-                                                                            "destroyed")]
+    assert [(m.area, m.limb_state) for m in mended] == [
+        ("left_arm", "ok"),
+        ("right_leg", "destroyed"),
+    ]
     body = state.body("ch1")
     assert body.limb("left_arm") == "ok"
     assert body.limb("right_leg") == "destroyed"
@@ -281,8 +301,7 @@ def test_advancing_chosen_characters_leaves_the_others_clock():
     # Before anything has happened, the GM may set the campaign's date, earlier too.
     state, events = advance(state, to="1923-04-02T12:00")
     assert of(events, E.ClockSet)
-    assert {b.clock for b in state.bodies} == {
-        datetime(1923, 4, 2, 12, 0)}
+    assert {b.clock for b in state.bodies} == {datetime(1923, 4, 2, 12, 0)}
     state, _ = wound(state, bleed_rate=0)
     with pytest.raises(RulesError):
         advance(state, to="1923-01-01T00:00")
@@ -320,11 +339,21 @@ def test_replay_of_stored_events_equals_state():
     initial = state
     stored = []
     for data, dice in [
-        ({"type": "set_circumstances", "ids": ["ch1"], "activity": "cared", "care": "basic"},
-         ()),
-        ({"type": "add_wound", "id": "ch1", "area": "torso", "damage": 4, "bleed_rate": 3,
-          "organ_trauma": 3}, (4, 4, 4, 4)),
+        ({"type": "set_circumstances", "ids": ["ch1"], "activity": "cared", "care": "basic"}, ()),
+        (
+            {
+                "type": "add_wound",
+                "id": "ch1",
+                "area": "torso",
+                "damage": 4,
+                "bleed_rate": 3,
+                "organ_trauma": 3,
+            },
+            (4, 4, 4, 4),
+        ),
         ({"type": "first_aid", "id": "ch1", "levels": [1, 2], "equipment": ["immediate"]}, ()),
+        ({"type": "gain_psych_trauma", "id": "ch1", "hand": "1B2F"}, (2, 4, 3)),
+        ({"type": "take_disorder", "id": "ch1", "kind": "temporary", "description": "Kräks"}, ()),
         ({"type": "advance", "amount": 3, "unit": "hours"}, (5, 5, 5, 5, 5, 5, 5, 5, 5, 5)),
     ]:
         rng = ScriptedRng(*dice)
@@ -337,6 +366,7 @@ def test_replay_of_stored_events_equals_state():
         for event in decode(events, ENGINE.event_types):
             again = ENGINE.evolve(again, event)
     assert again == state
+    assert state.body("ch1").disorders[0].description == "Kräks"
     assert state.clock - datetime(2026, 1, 9, 22, 0) == timedelta(hours=3)
 
 
@@ -344,18 +374,90 @@ from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 FIELD_VALUES = st.one_of(
-    st.none(), st.booleans(), st.integers(-10**12, 10**12), st.text(max_size=30),
-    st.sampled_from(["ch1", "torso", "left_arm", "hours", "weeks", "rest", "active",
-                     "2026-01-10T00:00", "9999-12-31T23:59", "0001-01-01T00:00"]),
+    st.none(),
+    st.booleans(),
+    st.integers(-(10**12), 10**12),
+    st.text(max_size=30),
+    st.sampled_from(
+        [
+            "ch1",
+            "torso",
+            "left_arm",
+            "hours",
+            "weeks",
+            "rest",
+            "active",
+            "2026-01-10T00:00",
+            "9999-12-31T23:59",
+            "0001-01-01T00:00",
+            "1B2F",
+            "3B6T+9",
+            "temporary",
+            "lasting",
+            "diagnosable",
+            "d1",
+            "best",
+            "event",
+        ]
+    ),
     st.lists(st.one_of(st.integers(-5, 40), st.text(max_size=5)), max_size=3),
 )
 COMMANDS = st.fixed_dictionaries(
-    {"type": st.sampled_from(["add_body", "add_wound", "set_circumstances", "advance",
-                              "first_aid", "transfusion", "wake", "nonsense"])},
-    optional={key: FIELD_VALUES for key in (
-        "id", "ids", "name", "area", "damage", "bleed_rate", "organ_trauma", "limb_state",
-        "amount", "unit", "to", "until", "levels", "equipment", "judged", "activity",
-        "environment", "rest", "care", "willpower", "ago_seconds", "survival", "origin")},
+    {
+        "type": st.sampled_from(
+            [
+                "add_body",
+                "add_wound",
+                "set_circumstances",
+                "advance",
+                "first_aid",
+                "transfusion",
+                "wake",
+                "gain_psych_trauma",
+                "take_disorder",
+                "cure_disorder",
+                "nonsense",
+            ]
+        )
+    },
+    optional={
+        key: FIELD_VALUES
+        for key in (
+            "id",
+            "ids",
+            "name",
+            "area",
+            "damage",
+            "bleed_rate",
+            "organ_trauma",
+            "limb_state",
+            "amount",
+            "unit",
+            "to",
+            "until",
+            "levels",
+            "equipment",
+            "judged",
+            "activity",
+            "environment",
+            "rest",
+            "care",
+            "willpower",
+            "ago_seconds",
+            "survival",
+            "origin",
+            "hand",
+            "source",
+            "permanent",
+            "reason",
+            "kind",
+            "description",
+            "effects",
+            "develops",
+            "disorder",
+            "recovery",
+        )
+    },
 )
 
 

@@ -43,10 +43,29 @@ def by_name(state, name):
 def duel(**house):
     """Two foes 20 m apart: A (SIN 3) acts before B (SIN 1)."""
     state = ENGINE.new_state(house)
-    state = add(state, "A", side="a", alertness=3, agility=2, composure=3, physique=2,
-                willpower=2, skills={"brawling": 2, "evasion": 1, "firearms": 2})
-    state = add(state, "B", side="b", alertness=1, agility=1, composure=2, physique=2,
-                willpower=2, x=20.0, skills={"evasion": 1})
+    state = add(
+        state,
+        "A",
+        side="a",
+        alertness=3,
+        agility=2,
+        composure=3,
+        physique=2,
+        willpower=2,
+        skills={"brawling": 2, "evasion": 1, "firearms": 2},
+    )
+    state = add(
+        state,
+        "B",
+        side="b",
+        alertness=1,
+        agility=1,
+        composure=2,
+        physique=2,
+        willpower=2,
+        x=20.0,
+        skills={"evasion": 1},
+    )
     return state
 
 
@@ -98,9 +117,18 @@ def test_moving_past_twice_forflyttning_is_refused_p7():
 
 def levi_state():
     state = ENGINE.new_state({})
-    state = add(state, "Levi", alertness=3, agility=2, posture="sitting",
-                skills={"firearms": 2}, weapons=(WEAPONS["flintlock_rifle"],),
-                right="flintlock_rifle", left="flintlock_rifle", drive=9)
+    state = add(
+        state,
+        "Levi",
+        alertness=3,
+        agility=2,
+        posture="sitting",
+        skills={"firearms": 2},
+        weapons=(WEAPONS["flintlock_rifle"],),
+        right="flintlock_rifle",
+        left="flintlock_rifle",
+        drive=9,
+    )
     state = add(state, "Inkräktaren", side="b", npc=True, alertness=1, x=30.0)
     intruder = by_name(state, "Inkräktaren")
     # In the bushes (not clearly visible) and moving (not stationary).
@@ -128,8 +156,9 @@ def test_duellant_hidden_arm_makes_a_miss_p9():
     b = by_name(state, "B")
     state = state.put(b.with_(hidden_areas=frozenset({"left_arm"})))
     a = by_name(state, "A")
-    state = state.put(a.with_(weapons=(WEAPONS["pistol"],), right="pistol",
-                              loaded=(("pistol", 16),)))
+    state = state.put(
+        a.with_(weapons=(WEAPONS["pistol"],), right="pistol", loaded=(("pistol", 16),))
+    )
     state, _ = run(state, C.StartCombat(), 1, 1)
     state, events = run(state, C.Attack(state.active.id, b.id, "pistol"))
     # B's vigilance: evasion 1 + round 1's SIN bonus 1 = 2, range 20 m +1 → ST 3.
@@ -146,11 +175,17 @@ def test_marx_spade_dice_and_leg_p9():
     """p. 9: Marx attacks with a trench spade without aiming: 2B2T shows 1, 4, 5, 6; the
     1 and the 4 count; the area die sends it to a leg."""
     state = ENGINE.new_state({})
-    state = add(state, "Marx", alertness=3, agility=3, physique=3,
-                skills={"melee_weapons": 2}, weapons=(WEAPONS["trench_spade"],),
-                right="trench_spade")
-    state = add(state, "Fransken", side="b", npc=True, alertness=2, agility=2, x=1.5,
-                physique=2)
+    state = add(
+        state,
+        "Marx",
+        alertness=3,
+        agility=3,
+        physique=3,
+        skills={"melee_weapons": 2},
+        weapons=(WEAPONS["trench_spade"],),
+        right="trench_spade",
+    )
+    state = add(state, "Fransken", side="b", npc=True, alertness=2, agility=2, x=1.5, physique=2)
     state, _ = run(state, C.StartCombat(), 2, 2)
     french = by_name(state, "Fransken").id
     state, _ = run(state, C.Attack(state.active.id, french, "trench_spade"))
@@ -165,10 +200,27 @@ def test_marx_spade_dice_and_leg_p9():
 
 def etka_state():
     state = ENGINE.new_state({})
-    state = add(state, "Etka", alertness=3, agility=2, drive=8, skills={"sling": 4},
-                weapons=(WEAPONS["sling"],), right="sling")
-    state = add(state, "Spjutkastaren", side="b", npc=True, alertness=2, agility=1,
-                physique=3, armour=(ARMOUR["spear_thrower_armour"],), x=44.0)
+    state = add(
+        state,
+        "Etka",
+        alertness=3,
+        agility=2,
+        drive=8,
+        skills={"sling": 4},
+        weapons=(WEAPONS["sling"],),
+        right="sling",
+    )
+    state = add(
+        state,
+        "Spjutkastaren",
+        side="b",
+        npc=True,
+        alertness=2,
+        agility=1,
+        physique=3,
+        armour=(ARMOUR["spear_thrower_armour"],),
+        x=44.0,
+    )
     state, _ = run(state, C.StartCombat(), 1, 1)
     return state
 
@@ -187,8 +239,7 @@ def test_etka_sling_strength_and_armour_p12():
     assert (rolled.test_base, sum(rolled.counted), rolled.threshold) == (6, 4, 9)
     assert dict(of(events, E.VigilanceChosen).parts)["range"] == 4
     resolved = of(events, E.AttackResolved)
-    assert (resolved.active_strength, resolved.protection, resolved.final_strength) == (
-        10, 5, 5)
+    assert (resolved.active_strength, resolved.protection, resolved.final_strength) == (10, 5, 5)
     assert resolved.damage == 5 // 4  # Härdighet FYS 3 + 1
 
 
@@ -197,8 +248,14 @@ def test_anna_auto_fire_shoots_two_dice_p11():
     7 shots, +1 KP for auto; 4+ projectiles have no area (p. 9)."""
     state = duel()
     a = by_name(state, "A")
-    state = state.put(a.with_(weapons=(WEAPONS["carbine"],), right="carbine", left="carbine",
-                              loaded=(("carbine", 21),)))
+    state = state.put(
+        a.with_(
+            weapons=(WEAPONS["carbine"],),
+            right="carbine",
+            left="carbine",
+            loaded=(("carbine", 21),),
+        )
+    )
     b = by_name(state, "B").id
     state, _ = run(state, C.StartCombat(), 1, 1)
     state, events = run(state, C.Attack(state.active.id, b, "carbine", mode="auto+2n", shots=0))
@@ -225,8 +282,9 @@ def test_miriam_auto_fire_against_totalrustning_p13():
     """p. 13: active strength 23 against Totalrustning 4 is 19; Härdighet 3 gives 6
     damage: 6 nervchock, 5 bleed rate, 5 organtrauma with a survival roll."""
     state = ENGINE.new_state({})
-    state = add(state, "Miriam", willpower=3, physique=2,
-                armour=(ARMOUR["soft_vest"], ARMOUR["helmet"]))
+    state = add(
+        state, "Miriam", willpower=3, physique=2, armour=(ARMOUR["soft_vest"], ARMOUR["helmet"])
+    )
     miriam = by_name(state, "Miriam")
     assert miriam.toughness == 3
     state, events = run(state, C.Hazard(miriam.id, "1B+17", None, "automateld"), 6, 3, 3, 4, 6)
@@ -248,13 +306,24 @@ def test_survival_roll_under_organtrauma_is_death_p14():
 
 def moudoun_state():
     state = ENGINE.new_state({})
-    state = add(state, "Moudoun", side="b", alertness=3, agility=2, physique=2, willpower=2,
-                drive=4, skills={"firearms": 2, "evasion": 3},
-                weapons=(WEAPONS["flintlock_rifle"],), right="flintlock_rifle",
-                left="flintlock_rifle")
+    state = add(
+        state,
+        "Moudoun",
+        side="b",
+        alertness=3,
+        agility=2,
+        physique=2,
+        willpower=2,
+        drive=4,
+        skills={"firearms": 2, "evasion": 3},
+        weapons=(WEAPONS["flintlock_rifle"],),
+        right="flintlock_rifle",
+        left="flintlock_rifle",
+    )
     state = add(state, "Kamraten", side="a", alertness=1, x=25.0)
-    state = add(state, "Isseu", side="a", alertness=2, agility=2, physique=2,
-                skills={"brawling": 2}, x=5.0)
+    state = add(
+        state, "Isseu", side="a", alertness=2, agility=2, physique=2, skills={"brawling": 2}, x=5.0
+    )
     return state
 
 
@@ -280,7 +349,7 @@ def test_isseu_kicks_moudoun_p13():
     state, events = run(state, C.Proceed(isseu.id), 5, 6, 6)
     wound = of(events, E.Wounded)
     assert (wound.area, wound.damage, wound.nerve_shock) == ("right_leg", 1, 1)
-    (dice, total, threshold, ok), = wound.vil_tests
+    ((dice, total, threshold, ok),) = wound.vil_tests
     assert (len(dice), total, threshold, ok) == (3, 2 + 5, 6, True)  # 1B2T, lowest 5
     assert wound.posture is None
     assert wound.cancelled == "extended"
@@ -329,8 +398,9 @@ def test_broken_limb_nervchock_stays_p14():
 def started_duel():
     state = duel()
     a = by_name(state, "A")
-    state = state.put(a.with_(weapons=(WEAPONS["pistol"],), right="pistol",
-                              loaded=(("pistol", 16),)))
+    state = state.put(
+        a.with_(weapons=(WEAPONS["pistol"],), right="pistol", loaded=(("pistol", 16),))
+    )
     state, _ = run(state, C.StartCombat(), 1, 1)
     return state
 
@@ -379,8 +449,13 @@ def test_targeting_the_dead_is_refused():
 def test_refused_commands_change_nothing():
     state = started_duel()
     before = replace(state)
-    for command in (C.Attack(state.active.id, "c99", "pistol"), C.Vigilance("c2"),
-                    C.Proceed("c1"), C.StartCombat(), C.Move("c1", 0.0, 0.0)):
+    for command in (
+        C.Attack(state.active.id, "c99", "pistol"),
+        C.Vigilance("c2"),
+        C.Proceed("c1"),
+        C.StartCombat(),
+        C.Move("c1", 0.0, 0.0),
+    ):
         with pytest.raises(RulesError):
             ENGINE.decide(state, command, ScriptedRng())
     assert state == before
@@ -392,10 +467,29 @@ def test_refused_commands_change_nothing():
 def melee_pair():
     """A (RÖR 2) in melee with B (RÖR 1), 1 m apart; A acts first."""
     state = ENGINE.new_state({})
-    state = add(state, "A", side="a", alertness=3, agility=2, composure=4, physique=3,
-                skills={"brawling": 2}, weapons=(WEAPONS["pistol"],), right="pistol")
-    state = add(state, "B", side="b", npc=True, alertness=1, agility=1, composure=4, x=1.0,
-                skills={"brawling": 3})
+    state = add(
+        state,
+        "A",
+        side="a",
+        alertness=3,
+        agility=2,
+        composure=4,
+        physique=3,
+        skills={"brawling": 2},
+        weapons=(WEAPONS["pistol"],),
+        right="pistol",
+    )
+    state = add(
+        state,
+        "B",
+        side="b",
+        npc=True,
+        alertness=1,
+        agility=1,
+        composure=4,
+        x=1.0,
+        skills={"brawling": 3},
+    )
     state, _ = run(state, C.StartCombat(), 1, 1)
     return state
 
@@ -403,8 +497,7 @@ def melee_pair():
 def test_only_some_actions_may_be_started_in_melee_p10():
     state = melee_pair()
     a = state.active
-    for command in (C.Reload(a.id, "pistol"), C.SwitchHands(a.id),
-                    C.ChangePosture(a.id, "lying")):
+    for command in (C.Reload(a.id, "pistol"), C.SwitchHands(a.id), C.ChangePosture(a.id, "lying")):
         with pytest.raises(RulesError, match="in melee"):
             ENGINE.decide(state, command, ScriptedRng())
     run(state, C.Scan(a.id))  # scanning is allowed
@@ -460,8 +553,17 @@ def test_leaving_melee_when_the_foes_win_p10():
 
 def test_overwatch_calls_a_reflex_attack_or_a_sin_test_p11():
     state = ENGINE.new_state({})
-    state = add(state, "Vakt", side="a", alertness=3, agility=2, composure=3,
-                skills={"firearms": 2}, weapons=(WEAPONS["pistol"],), right="pistol")
+    state = add(
+        state,
+        "Vakt",
+        side="a",
+        alertness=3,
+        agility=2,
+        composure=3,
+        skills={"firearms": 2},
+        weapons=(WEAPONS["pistol"],),
+        right="pistol",
+    )
     state = add(state, "Smygare", side="b", alertness=1, agility=2, composure=4, x=10.0)
     state, _ = run(state, C.StartCombat(), 1, 1)
     guard = state.active
@@ -484,8 +586,15 @@ def test_overwatch_calls_a_reflex_attack_or_a_sin_test_p11():
 
 def test_scanning_breaks_overwatch_p11():
     state = ENGINE.new_state({})
-    state = add(state, "Vakt", side="a", alertness=3, composure=3,
-                weapons=(WEAPONS["pistol"],), right="pistol")
+    state = add(
+        state,
+        "Vakt",
+        side="a",
+        alertness=3,
+        composure=3,
+        weapons=(WEAPONS["pistol"],),
+        right="pistol",
+    )
     state = add(state, "Annan", side="b", alertness=1, x=20.0)
     state, _ = run(state, C.StartCombat(), 1, 1)
     guard = state.active.id
@@ -498,8 +607,15 @@ def test_scanning_breaks_overwatch_p11():
 def test_single_attack_mode_gives_a_rounds_kp_to_aim_and_to_vigilance_p6():
     """p. 6: for a single attack, aim and vigilance as much as a round's KP allows."""
     state = ENGINE.new_state({})
-    state = add(state, "Skytten", composure=3, alertness=2, skills={"firearms": 2},
-                weapons=(WEAPONS["pistol"],), right="pistol")
+    state = add(
+        state,
+        "Skytten",
+        composure=3,
+        alertness=2,
+        skills={"firearms": 2},
+        weapons=(WEAPONS["pistol"],),
+        right="pistol",
+    )
     state = add(state, "Målet", side="b", composure=2, alertness=3, x=5.0)
     shooter, target = (c.id for c in state.combatants)
     state, events = run(state, C.SingleAttack(shooter, target))
@@ -532,4 +648,6 @@ def test_a_scan_sees_the_fully_visible_and_tests_sin_for_the_partly_hidden_p6():
     names = {c.id: c.name for c in state.combatants}
     assert [names[cid] for cid in scanned.seen] == ["Synlig", "Buskage"]
     assert [(names[t[0]], t[2], t[4]) for t in scanned.tests] == [
-        ("Buskage", 6, True), ("Bakom", 5, False)]
+        ("Buskage", 6, True),
+        ("Bakom", 5, False),
+    ]

@@ -10,8 +10,10 @@ from rules.aoristos.dice import Hand, Purpose, choose_counted
 from rules.errors import RulesError
 
 
-@pytest.mark.parametrize(("metres", "cost"), [(1, 1), (2, 1), (3, 3), (7, 3), (8, 4), (9, 4),
-                                              (10, 5), (11, 5), (13, 6), (14, 7)])
+@pytest.mark.parametrize(
+    ("metres", "cost"),
+    [(1, 1), (2, 1), (3, 3), (7, 3), (8, 4), (9, 4), (10, 5), (11, 5), (13, 6), (14, 7)],
+)
 def test_ansgar_single_move_costs_p7(metres, cost):
     """p. 7, Ansgar (RÖR 2, FÖR 7): 1 KP to 2 m, 3 KP to 7 m, each KP more 2 m more."""
     assert F.movement_cost(metres, agility=2, movement=7) == cost
@@ -128,8 +130,10 @@ def test_etka_active_strength_p12():
 
 
 def test_contact_attacks_add_physique_p12():
-    assert F.active_strength(margin=2, dice_sum=5, real_weapon=False, weapon_strength=0,
-                             physique=3) == 5
+    assert (
+        F.active_strength(margin=2, dice_sum=5, real_weapon=False, weapon_strength=0, physique=3)
+        == 5
+    )
 
 
 def test_miriam_damage_p13():
@@ -180,7 +184,15 @@ def test_anna_auto_fire_modes_p11():
 
 def test_damage_distribution_sums_to_one_and_matches_hit_chance():
     hand = Hand.of(2, forced=2)
-    dist = F.damage_distribution(hand=hand, test_base=5, threshold=9, real_weapon=True,
-                                 weapon_strength=5, physique=None, armour=5, toughness=3)
+    dist = F.damage_distribution(
+        hand=hand,
+        test_base=5,
+        threshold=9,
+        real_weapon=True,
+        weapon_strength=5,
+        physique=None,
+        armour=5,
+        toughness=3,
+    )
     assert sum(dist.values()) == 1
     assert 1 - dist.get(-1, Fraction(0)) == F.hit_chance(hand, 5, 9)

@@ -20,19 +20,60 @@ GM = Viewer(is_gm=True)
 def setup():
     state = ENGINE.new_state({})
     blocks = [
-        dict(name="Ansgar", side="a", agility=2, alertness=3, physique=3, composure=3,
-             willpower=2, skills={"firearms": 3, "brawling": 2, "evasion": 1},
-             weapons=(WEAPONS["pistol"], WEAPONS["knife"]), right="pistol"),
-        dict(name="Bo", side="a", agility=3, alertness=2, physique=2, composure=2,
-             willpower=3, skills={"melee_weapons": 2, "throwing": 2},
-             weapons=(WEAPONS["two_handed_sword"], WEAPONS["cobblestone"]), x=2.0,
-             armour=(ARMOUR["leather_armour"],)),
-        dict(name="Vakt", side="b", npc=True, agility=2, alertness=2, physique=3,
-             composure=2, willpower=2, skills={"firearms": 2, "melee_weapons": 1},
-             weapons=(WEAPONS["carbine"],), right="carbine", left="carbine", x=12.0,
-             armour=(ARMOUR["soft_vest"], ARMOUR["helmet"])),
-        dict(name="Hund", side="b", npc=True, agility=4, alertness=3, physique=1,
-             composure=1, willpower=1, skills={"brawling": 3}, x=6.0, y=3.0),
+        dict(
+            name="Ansgar",
+            side="a",
+            agility=2,
+            alertness=3,
+            physique=3,
+            composure=3,
+            willpower=2,
+            skills={"firearms": 3, "brawling": 2, "evasion": 1},
+            weapons=(WEAPONS["pistol"], WEAPONS["knife"]),
+            right="pistol",
+        ),
+        dict(
+            name="Bo",
+            side="a",
+            agility=3,
+            alertness=2,
+            physique=2,
+            composure=2,
+            willpower=3,
+            skills={"melee_weapons": 2, "throwing": 2},
+            weapons=(WEAPONS["two_handed_sword"], WEAPONS["cobblestone"]),
+            x=2.0,
+            armour=(ARMOUR["leather_armour"],),
+        ),
+        dict(
+            name="Vakt",
+            side="b",
+            npc=True,
+            agility=2,
+            alertness=2,
+            physique=3,
+            composure=2,
+            willpower=2,
+            skills={"firearms": 2, "melee_weapons": 1},
+            weapons=(WEAPONS["carbine"],),
+            right="carbine",
+            left="carbine",
+            x=12.0,
+            armour=(ARMOUR["soft_vest"], ARMOUR["helmet"]),
+        ),
+        dict(
+            name="Hund",
+            side="b",
+            npc=True,
+            agility=4,
+            alertness=3,
+            physique=1,
+            composure=1,
+            willpower=1,
+            skills={"brawling": 3},
+            x=6.0,
+            y=3.0,
+        ),
     ]
     for block in blocks:
         state, _ = play(state, C.AddCombatant(**block), random.Random(0))
@@ -77,13 +118,23 @@ def candidates(state, choose: random.Random) -> list:
         if foe.side != active.side and foe.alive:
             for key in (*active.held, "unarmed"):
                 out.append(C.Attack(active.id, foe.id, key, aim=choose.randint(0, 1)))
-    out.append(C.Move(active.id, round(active.x + choose.uniform(-4, 4), 1),
-                      round(active.y + choose.uniform(-4, 4), 1)))
+    out.append(
+        C.Move(
+            active.id,
+            round(active.x + choose.uniform(-4, 4), 1),
+            round(active.y + choose.uniform(-4, 4), 1),
+        )
+    )
     foe = choose.choice(state.combatants)
     out.append(C.Move(active.id, foe.x + 1.0, foe.y))  # into melee, and later out of it
     out.append(C.Overwatch(active.id, foe.x, foe.y))
-    out.append(C.Hazard(choose.choice(state.combatants).id, "1B", choose.choice(
-        ["torso", "right_arm", "left_leg", "head", None])))
+    out.append(
+        C.Hazard(
+            choose.choice(state.combatants).id,
+            "1B",
+            choose.choice(["torso", "right_arm", "left_leg", "head", None]),
+        )
+    )
     return out
 
 

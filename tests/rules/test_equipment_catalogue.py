@@ -68,13 +68,37 @@ def test_catalogue_keys_are_the_entries_keys():
 def test_the_named_starter_items_are_there():
     names = {w.name for w in WEAPONS.values()}
     assert {
-        "Skyttegravsspade", "Slunga", "Flintlåsgevär", "Automatkarbin", "Karbin", "Kpist",
-        "Pistol", "Revolver", "Hagelgevär", "Lätt armborst", "Tungt armborst", "Pilbåge",
-        "Kastkniv", "Gatsten", "Handgranat", "Kulspruta", "Kniv", "Svärd", "Tvåhandssvärd",
-        "Barstol", "Knogjärn", "Obeväpnad",
+        "Skyttegravsspade",
+        "Slunga",
+        "Flintlåsgevär",
+        "Automatkarbin",
+        "Karbin",
+        "Kpist",
+        "Pistol",
+        "Revolver",
+        "Hagelgevär",
+        "Lätt armborst",
+        "Tungt armborst",
+        "Pilbåge",
+        "Kastkniv",
+        "Gatsten",
+        "Handgranat",
+        "Kulspruta",
+        "Kniv",
+        "Svärd",
+        "Tvåhandssvärd",
+        "Barstol",
+        "Knogjärn",
+        "Obeväpnad",
     } <= names
-    assert {"Skyddsväst", "Hjälm", "Läderrustning", "Ringbrynja", "Spjutkastarens rustning",
-            "Rundsköld"} <= {a.name for a in ARMOUR.values()}
+    assert {
+        "Skyddsväst",
+        "Hjälm",
+        "Läderrustning",
+        "Ringbrynja",
+        "Spjutkastarens rustning",
+        "Rundsköld",
+    } <= {a.name for a in ARMOUR.values()}
 
 
 # ----------------------------------------------------------------------- the text's items
@@ -151,9 +175,18 @@ def test_the_37_metre_example_p10(key, malus):
 
 @pytest.mark.parametrize(
     ("key", "length"),
-    [("pistol", "short"), ("revolver", "short"), ("smg", "short"), ("carbine", "long"),
-     ("assault_carbine", "long"), ("flintlock_rifle", "long"), ("shotgun", "long"),
-     ("machine_gun", "long"), ("light_crossbow", "long"), ("heavy_crossbow", "long")],
+    [
+        ("pistol", "short"),
+        ("revolver", "short"),
+        ("smg", "short"),
+        ("carbine", "long"),
+        ("assault_carbine", "long"),
+        ("flintlock_rifle", "long"),
+        ("shotgun", "long"),
+        ("machine_gun", "long"),
+        ("light_crossbow", "long"),
+        ("heavy_crossbow", "long"),
+    ],
 )
 def test_short_and_long_firearms_p10(key, length):
     """p. 10: pistols and shorter are short; longer than pistols is long (bows too)."""
@@ -457,8 +490,9 @@ def test_from_dict_errors_carry_a_code_and_the_field():
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=12),
-    lambda children: st.lists(children, max_size=4)
-    | st.dictionaries(st.text(max_size=8), children, max_size=4),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4)
+    ),
     max_leaves=8,
 )
 WEAPON_FIELDS = sorted(f.name for f in fields(Weapon))
@@ -473,22 +507,27 @@ def _field_value(name: str):
         "fire_modes": FIRE_MODE_TEXT,
         "hands": st.lists(st.integers(-1, 3), max_size=3),
         "range_categories": st.lists(
-            st.sampled_from(["improvised", "thrown", "heavy_or_long", "rifled", "x"]),
-            max_size=3),
+            st.sampled_from(["improvised", "thrown", "heavy_or_long", "rifled", "x"]), max_size=3
+        ),
         "firearm": st.sampled_from([None, "short", "long", "x"]),
-        "areas": st.lists(st.tuples(st.sampled_from([*AREAS, "x"]), st.integers(-2, 20))
-                          .map(list), max_size=4),
-        "sources": st.lists(st.tuples(st.sampled_from([*WEAPON_FIELDS, "x"]),
-                                      st.sampled_from(["house", "s. 12", "s.1", ""]))
-                            .map(list), max_size=3),
+        "areas": st.lists(
+            st.tuples(st.sampled_from([*AREAS, "x"]), st.integers(-2, 20)).map(list), max_size=4
+        ),
+        "sources": st.lists(
+            st.tuples(
+                st.sampled_from([*WEAPON_FIELDS, "x"]),
+                st.sampled_from(["house", "s. 12", "s.1", ""]),
+            ).map(list),
+            max_size=3,
+        ),
     }
     return JSON | near.get(name, st.integers(-3, 40) | st.booleans() | st.none())
 
 
 def _mutated(base: dict, names: list[str]):
-    return st.fixed_dictionaries(
-        {}, optional={name: _field_value(name) for name in names}
-    ).map(lambda changes: {**base, **changes})
+    return st.fixed_dictionaries({}, optional={name: _field_value(name) for name in names}).map(
+        lambda changes: {**base, **changes}
+    )
 
 
 def _random_dicts(names: list[str]):
@@ -498,16 +537,17 @@ def _random_dicts(names: list[str]):
 WEAPON_INPUT = (
     JSON
     | _random_dicts(WEAPON_FIELDS)
-    | st.sampled_from(list(WEAPONS.values())).map(weapon_to_dict).flatmap(
-        lambda base: _mutated(base, WEAPON_FIELDS))
-    | _mutated({"key": "x", "name": "X", "skill": "firearms", "ranged": True},
-               WEAPON_FIELDS)
+    | st.sampled_from(list(WEAPONS.values()))
+    .map(weapon_to_dict)
+    .flatmap(lambda base: _mutated(base, WEAPON_FIELDS))
+    | _mutated({"key": "x", "name": "X", "skill": "firearms", "ranged": True}, WEAPON_FIELDS)
 )
 ARMOUR_INPUT = (
     JSON
     | _random_dicts(ARMOUR_FIELDS)
-    | st.sampled_from(list(ARMOUR.values())).map(armour_to_dict).flatmap(
-        lambda base: _mutated(base, ARMOUR_FIELDS))
+    | st.sampled_from(list(ARMOUR.values()))
+    .map(armour_to_dict)
+    .flatmap(lambda base: _mutated(base, ARMOUR_FIELDS))
 )
 
 

@@ -191,3 +191,17 @@ def test_a_planned_test_sums_its_properties_and_takes_the_gst_unless_an_st_is_gi
     assert plan_test(levels, []).gst == plan_test(levels, []).threshold == 4
     with pytest.raises(RulesError):
         plan_test(levels, ["physique"], threshold="9")
+
+
+def test_a_constant_adds_to_the_tb_but_not_to_the_gst():
+    """p. 15: the psychosis test is VIL + 20: TB VIL + 20, GST 4 + 2 (one property, p. 5).
+    p. 14: the weekly healing test is a test of nothing: TB 0, GST 4."""
+    levels = {"willpower": 3}
+    psychosis = plan_test(levels, ["willpower"], constant=20, threshold=25)
+    assert (psychosis.test_base, psychosis.gst, psychosis.threshold) == (23, 6, 25)
+    assert plan_test(levels, ["willpower"], constant=-2).test_base == 1
+    healing = plan_test(levels, [])
+    assert (healing.test_base, healing.gst, healing.threshold) == (0, 4, 4)
+    assert plan_test(levels, [], constant=20).gst == 4
+    with pytest.raises(RulesError):
+        plan_test(levels, ["willpower"], constant="20")

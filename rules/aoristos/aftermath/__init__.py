@@ -16,8 +16,16 @@ from rules.aoristos.aftermath.state import Chronicle
 from rules.engine import Viewer
 from rules.errors import RulesError
 
-__all__ = ["ENGINE", "AoristosChronicle", "commands", "engine", "events", "figures", "state",
-           "view"]
+__all__ = [
+    "ENGINE",
+    "AoristosChronicle",
+    "commands",
+    "engine",
+    "events",
+    "figures",
+    "state",
+    "view",
+]
 
 # Where the chronicle starts when the GM has not said (a Monday morning; the GM moves the
 # clock to the campaign's own date with "advance to").
@@ -49,7 +57,7 @@ class AoristosChronicle:
     template = "combat/aoristos_chronicle"
     event_types = {
         **events.EVENT_TYPES,
-        **{cls.__name__: cls for cls in (state.Body, state.Wound)},
+        **{cls.__name__: cls for cls in (state.Body, state.Wound, state.Disorder)},
     }
 
     def house_rules(self):
@@ -64,8 +72,9 @@ class AoristosChronicle:
             raise RulesError("the start is a date and time, the rest a number of hours") from None
         if not 1 <= rest_hours <= 72:
             raise RulesError("the rest that ends lasting nervchock is 1-72 hours")
-        return Chronicle(clock=start.replace(tzinfo=None, second=0, microsecond=0),
-                         rest_hours=rest_hours)
+        return Chronicle(
+            clock=start.replace(tzinfo=None, second=0, microsecond=0), rest_hours=rest_hours
+        )
 
     def parse_command(self, data, **_catalogues):
         return commands.parse_command(data)

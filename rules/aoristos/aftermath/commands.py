@@ -7,9 +7,10 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from rules.aoristos.aftermath import figures as F
-from rules.aoristos.aftermath.state import ACTIVITIES
+from rules.aoristos.aftermath.state import ACTIVITIES, DISORDER_KINDS, RECOVERIES
 from rules.aoristos.combat import figures as combat_figures
 from rules.aoristos.combat.gear import AREAS, LIMBS
+from rules.aoristos.dice import Hand, parse_hand
 from rules.errors import RulesError
 
 # p. 6: a round is two seconds.
@@ -55,6 +56,7 @@ class SetCircumstances:
     environment: str | None = None
     rest: str | None = None
     care: str | None = None
+    recovery: str | None = None
 
 
 @dataclass(frozen=True)
@@ -84,9 +86,56 @@ class Wake:
     id: str
 
 
+# p. 15: where a gain of psyktrauma comes from. Only a shocking event opens the chance
+# of a temporary disorder; 12+ hours of training a day (p. 3) and lasting strain do not.
+GAIN_SOURCES = ("event", "training", "other")
+
+
+@dataclass(frozen=True)
+class GainPsychTrauma:
+    """The GM gives psyktrauma as a hand ("1B2F": the lowest dice count, rulings § Dice
+    hands) or as a number; `permanent`: inborn, numbing or a genre's lesson (p. 15)."""
+
+    id: str
+    hand: Hand | None = None
+    amount: int | None = None
+    source: str = "event"
+    permanent: bool = False
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class TakeDisorder:
+    """The player vents psyktrauma with a disorder (p. 15); `develops`: a lasting one
+    of theirs becomes the diagnosable variant (10 more)."""
+
+    id: str
+    kind: str
+    description: str
+    effects: str = ""
+    develops: str | None = None
+
+
+@dataclass(frozen=True)
+class CureDisorder:
+    id: str
+    disorder: str
+
+
 COMMAND_TYPES = {
     cls.__name__: cls
-    for cls in (AddBody, AddWound, SetCircumstances, Advance, FirstAid, Transfusion, Wake)
+    for cls in (
+        AddBody,
+        AddWound,
+        SetCircumstances,
+        Advance,
+        FirstAid,
+        Transfusion,
+        Wake,
+        GainPsychTrauma,
+        TakeDisorder,
+        CureDisorder,
+    )
 }
 
 
@@ -142,6 +191,49 @@ def _survival(value: Any) -> tuple | None:
     return (dice, result, trauma, alive)
 
 
+def _optional_text(data: dict, key: str, longest: int) -> str:
+    value = data.get(key) or ""
+    if not isinstance(value, str) or len(value) > longest:
+        raise RulesError(f"{key} must be a text of at most {longest} characters", code="bad_field")
+    return value.strip()
+
+
+def _flag(data: dict, key: str) -> bool:
+    value = data.get(key, False)
+    if isinstance(value, str):  # a form's checkbox
+        value = {"on": True, "true": True, "1": True, "": False, "false": False, "0": False}.get(
+            value.lower(), value
+        )
+    if not isinstance(value, bool):
+        raise RulesError(f"{key} must be true or false", code="bad_field")
+    return value
+
+
+def _gain(data: dict) -> GainPsychTrauma:
+    text = data.get("hand")
+    hand = amount = None
+    if isinstance(text, str) and text.strip():
+        try:
+            hand = parse_hand(text.strip())
+        except RulesError as error:
+            raise RulesError(f"hand: {error}", code="bad_field") from None
+    elif data.get("amount") not in (None, ""):
+        amount = data.get("amount")
+        if isinstance(amount, str) and amount.strip().isdigit():
+            amount = int(amount)
+        amount = _int({"amount": amount}, "amount", ..., 1, 99)
+    else:
+        raise RulesError("give the psyktrauma as a hand (e.g. 1B2F) or a number", code="bad_field")
+    return GainPsychTrauma(
+        id=_text(data, "id", longest=30),
+        hand=hand,
+        amount=amount,
+        source=_text(data, "source", "event", choices=GAIN_SOURCES),
+        permanent=_flag(data, "permanent"),
+        reason=_optional_text(data, "reason", 200),
+    )
+
+
 def parse_command(data: Any):
     if not isinstance(data, dict):
         raise RulesError("a command is an object with a type", code="bad_field")
@@ -169,8 +261,7 @@ def parse_command(data: Any):
             damage=damage,
             bleed_rate=_int(data, "bleed_rate", added["bleed_rate"], 0, 99),
             organ_trauma=_int(data, "organ_trauma", added["organ_trauma"], 0, 99),
-            limb_state=_text(data, "limb_state", limb_state,
-                             choices=("ok", "broken", "destroyed")),
+            limb_state=_text(data, "limb_state", limb_state, choices=("ok", "broken", "destroyed")),
             source=data.get("source", "")[:100] if isinstance(data.get("source"), str) else "",
             origin=_text(data, "origin", "", longest=40) if data.get("origin") else "",
             ago=timedelta(seconds=_int(data, "ago_seconds", 0, 0, 3600)),
@@ -183,6 +274,7 @@ def parse_command(data: Any):
             environment=_text(data, "environment", None, choices=tuple(F.ENVIRONMENT)),
             rest=_text(data, "rest", None, choices=tuple(F.REST)),
             care=_text(data, "care", None, choices=tuple(F.CARE)),
+            recovery=_text(data, "recovery", None, choices=RECOVERIES),
         )
     if kind == "advance":
         to = data.get("to", data.get("until"))  # "until": the page's form (its "to" is undo's)
@@ -192,8 +284,9 @@ def parse_command(data: Any):
             except ValueError:
                 to = None
             if to is None:
-                raise RulesError("to must be a date and time, e.g. 2026-03-02T08:00",
-                                 code="bad_field")
+                raise RulesError(
+                    "to must be a date and time, e.g. 2026-03-02T08:00", code="bad_field"
+                )
             to = to.replace(tzinfo=None, microsecond=0)
             if not 1 <= to.year <= 9000:
                 raise RulesError("to: a year from 1 to 9000", code="bad_field")
@@ -213,8 +306,9 @@ def parse_command(data: Any):
             raise RulesError("levels: the Livräddning of one or two helpers", code="bad_field")
         for level in levels:
             if isinstance(level, bool) or not isinstance(level, int) or not 0 <= level <= 30:
-                raise RulesError("a Livräddning level is a whole number from 0 to 30",
-                                 code="bad_field")
+                raise RulesError(
+                    "a Livräddning level is a whole number from 0 to 30", code="bad_field"
+                )
         equipment = data.get("equipment", [])
         if isinstance(equipment, str):
             equipment = [equipment]
@@ -230,4 +324,18 @@ def parse_command(data: Any):
         return Transfusion(id=_text(data, "id", longest=30))
     if kind == "wake":
         return Wake(id=_text(data, "id", longest=30))
+    if kind == "gain_psych_trauma":
+        return _gain(data)
+    if kind == "take_disorder":
+        return TakeDisorder(
+            id=_text(data, "id", longest=30),
+            kind=_text(data, "kind", choices=DISORDER_KINDS),
+            description=_text(data, "description", longest=300),
+            effects=_optional_text(data, "effects", 300),
+            develops=_text(data, "develops", None, longest=30) if data.get("develops") else None,
+        )
+    if kind == "cure_disorder":
+        return CureDisorder(
+            id=_text(data, "id", longest=30), disorder=_text(data, "disorder", longest=30)
+        )
     raise RulesError(f"unknown command type {kind!r}", code="bad_type")

@@ -14,7 +14,7 @@ from datetime import timedelta
 from rules.aoristos.aftermath import commands as C
 from rules.aoristos.aftermath import events as E
 from rules.aoristos.aftermath import figures as F
-from rules.aoristos.aftermath.state import Body, Chronicle, Wound
+from rules.aoristos.aftermath.state import Body, Chronicle, Disorder, Wound
 from rules.aoristos.dice import Purpose, roll
 from rules.aoristos.success import test_hand
 from rules.errors import RulesError
@@ -34,6 +34,8 @@ def _living(state: Chronicle, body_id: str) -> Body:
     body = _body(state, body_id)
     if not body.alive:
         raise RulesError(f"{body.name} is dead", code="dead")
+    if body.broken:
+        raise RulesError(f"{body.name} is broken by psychosis for good (p. 15)", code="broken")
     return body
 
 
@@ -57,6 +59,7 @@ def decide(state: Chronicle, command, rng) -> tuple:
             character_id=command.character_id,
             willpower=command.willpower,
             rest_since=state.clock,
+            recovery_from=state.clock,
         )
         return (E.BodyAdded(body),)
     if isinstance(command, C.AddWound):
@@ -86,8 +89,10 @@ def decide(state: Chronicle, command, rng) -> tuple:
             activity = command.activity or body.activity
             rest = command.rest
             if rest is None:
-                rest = body.rest if activity == body.activity else (
-                    "normal" if activity == "active" else "thorough"
+                rest = (
+                    body.rest
+                    if activity == body.activity
+                    else ("normal" if activity == "active" else "thorough")
                 )
             out.append(
                 E.CircumstancesSet(
@@ -96,15 +101,14 @@ def decide(state: Chronicle, command, rng) -> tuple:
                     command.environment or body.environment,
                     rest,
                     command.care or body.care,
+                    command.recovery or body.recovery,
                 )
             )
         return tuple(out)
     if isinstance(command, C.FirstAid):
         body = _living(state, command.id)
         reduction = F.aid_reduction(command.levels, command.equipment, command.judged)
-        open_wounds = [
-            w for w in body.wounds if w.bleeding and body.clock < w.dealt + F.CONVERSION
-        ]
+        open_wounds = [w for w in body.wounds if w.bleeding and body.clock < w.dealt + F.CONVERSION]
         if not open_wounds:
             raise RulesError(
                 f"{body.name} has no bleeding wound under 5 minutes old: first aid must "
@@ -140,7 +144,107 @@ def decide(state: Chronicle, command, rng) -> tuple:
         return (E.Woke(body.id, body.clock),)
     if isinstance(command, C.Advance):
         return advance(state, command, rng)
+    if isinstance(command, C.GainPsychTrauma):
+        return (gain(_living(state, command.id), command, rng),)
+    if isinstance(command, C.TakeDisorder):
+        return (disorder(state, _living(state, command.id), command),)
+    if isinstance(command, C.CureDisorder):
+        body = _living(state, command.id)
+        found = body.disorder(command.disorder)
+        if found is None or found.kind == "temporary" or found.cured_at is not None:
+            raise RulesError(
+                f"{body.name} has no lasting disorder {command.disorder!r} to cure",
+                code="nothing_to_do",
+            )
+        if body.psych_trauma >= F.CURABLE_BELOW:
+            raise RulesError(
+                f"a lasting disorder can be cured only below {F.CURABLE_BELOW} psyktrauma "
+                f"(p. 15); {body.name} has {body.psych_trauma}",
+                code="too_much_trauma",
+            )
+        return (E.DisorderCured(body.id, found.id, body.clock),)
     raise RulesError(f"not a chronicle command: {type(command).__name__}", code="bad_type")
+
+
+def gain(body: Body, command: C.GainPsychTrauma, rng) -> E.PsychTraumaGained:
+    """A gain of psyktrauma (p. 15), with the psychosis test when it rises above 20."""
+    if command.hand is not None:
+        rolled = roll(command.hand, rng, Purpose.STRESS)  # the lowest dice count
+        dice, amount, hand = rolled.dice, max(0, rolled.result), str(command.hand)
+    else:
+        dice, amount, hand = (), command.amount, None
+    total = body.psych_trauma + amount
+    test = None
+    if amount and total > F.PSYCHOSIS:
+        rolled = roll(test_hand(nerve_shock=body.nerve_shock), rng, Purpose.TEST)
+        whole = body.willpower + F.PSYCHOSIS_TB + rolled.result
+        test = (rolled.dice, whole, total, whole >= total)
+    vent_until = body.vent_until
+    if amount:  # new trauma ends the chance of the last one's temporary disorder
+        vent_until = F.next_morning(body.clock) if command.source == "event" else None
+    return E.PsychTraumaGained(
+        body.id,
+        body.clock,
+        hand,
+        dice,
+        amount,
+        total,
+        command.source,
+        command.permanent,
+        command.reason,
+        test,
+        vent_until,
+    )
+
+
+def disorder(state: Chronicle, body: Body, command: C.TakeDisorder) -> E.DisorderTaken:
+    """Venting psyktrauma with a disorder (p. 15). Readings: one temporary disorder per
+    shocking gain, before the next morning and the next gain; a disorder takes at most
+    what can be vented (never the permanent part)."""
+    if body.ventable <= 0:
+        raise RulesError(
+            f"{body.name} has no psyktrauma a disorder can vent (p. 15)", code="nothing_to_do"
+        )
+    developed = None
+    if command.kind == "temporary" and (body.vent_until is None or body.clock >= body.vent_until):
+        raise RulesError(
+            "a temporary disorder must follow a shocking event's psyktrauma, before the "
+            "next morning and before the next gain (p. 15)",
+            code="too_late",
+        )
+    if command.develops:
+        developed = body.disorder(command.develops)
+        if (
+            command.kind != "diagnosable"
+            or developed is None
+            or developed.kind != "lasting"
+            or developed.cured_at is not None
+        ):
+            raise RulesError(
+                "only a lasting disorder develops into its diagnosable variant", code="bad_field"
+            )
+    most = F.DISORDER_REMOVES["lasting"] if developed else F.DISORDER_REMOVES[command.kind]
+    removed = min(most, body.ventable)
+    if developed is not None:
+        taken = developed.with_(
+            kind="diagnosable",
+            removed=developed.removed + removed,
+            description=command.description,
+            effects=command.effects or developed.effects,
+        )
+    else:
+        taken = Disorder(
+            id=f"d{sum(len(b.disorders) for b in state.bodies) + 1}",
+            kind=command.kind,
+            description=command.description,
+            at=body.clock,
+            removed=removed,
+            effects=command.effects,
+            until=body.vent_until if command.kind == "temporary" else None,
+        )
+    return E.DisorderTaken(
+        body.id, taken, removed, body.psych_trauma - removed, developed.id if developed else None
+    )
 
 
 def advance(state: Chronicle, command: C.Advance, rng) -> tuple:
@@ -164,7 +268,7 @@ def advance(state: Chronicle, command: C.Advance, rng) -> tuple:
         due = None
         for index, body_id in enumerate(ids):
             body = state.body(body_id)
-            if not body.alive:
+            if not body.in_play:
                 continue
             for order, at, what in due_items(state, body):
                 if at <= target and (due is None or (at, index, order) < due[0]):
@@ -175,7 +279,7 @@ def advance(state: Chronicle, command: C.Advance, rng) -> tuple:
         for event in happen(state, body, what, at, rng):
             state = evolve(state, event)
             events.append(event)
-    events.append(E.ClockMoved(target, tuple(i for i in ids if state.body(i).alive)))
+    events.append(E.ClockMoved(target, tuple(i for i in ids if state.body(i).in_play)))
     return tuple(events)
 
 
@@ -193,6 +297,16 @@ def due_items(state: Chronicle, body: Body):
         yield 3, body.next_awake_test, ("awake",)
     if body.next_healing is not None:
         yield 4, body.next_healing, ("heal",)
+    at = next_recovery(body)
+    if at is not None:
+        yield 5, at, ("recover",)
+
+
+def next_recovery(body: Body):
+    """When psyktrauma next fades (p. 15), or None."""
+    if body.recovery == "none" or body.ventable <= 0 or body.recovery_from is None:
+        return None
+    return body.recovery_from + F.RECOVERY_EVERY[body.recovery]
 
 
 def happen(state: Chronicle, body: Body, what: tuple, at, rng) -> tuple:
@@ -220,7 +334,8 @@ def happen(state: Chronicle, body: Body, what: tuple, at, rng) -> tuple:
         mended = "ok" if wound.limb_state == "broken" else wound.limb_state
         # p. 14: the limb mends unless another wound broke or destroyed it later.
         others = [
-            w.limb_state for w in body.wounds
+            w.limb_state
+            for w in body.wounds
             if w.area == wound.area and w.id != wound.id and w.lasting_limb_shock
         ]
         limb_state = max([mended, *others], key=WORSE.get)
@@ -247,6 +362,9 @@ def happen(state: Chronicle, body: Body, what: tuple, at, rng) -> tuple:
                 body.id, at, hourly, test, rolled.result, healed, harmed, trauma, rolled_survival
             ),
         )
+    if kind == "recover":
+        removed = min(F.recovered(body.recovery, body.willpower), body.ventable)
+        return (E.PsychRecovered(body.id, at, removed, body.psych_trauma - removed, body.recovery),)
     raise AssertionError(kind)
 
 
@@ -257,13 +375,14 @@ def evolve(state: Chronicle, event) -> Chronicle:
     if isinstance(event, E.BodyAdded):
         return state.with_body(event.body)
     if isinstance(event, E.ClockSet):
-        bodies = tuple(b.with_(clock=event.to, rest_since=event.to if b.rest_since else None)
-                       for b in state.bodies)
+        bodies = tuple(
+            b.with_(clock=event.to, rest_since=event.to if b.rest_since else None)
+            for b in state.bodies
+        )
         return state.with_(clock=event.to, bodies=bodies)
     if isinstance(event, E.ClockMoved):
         bodies = tuple(
-            b.with_(clock=max(b.clock, event.to)) if b.id in event.ids else b
-            for b in state.bodies
+            b.with_(clock=max(b.clock, event.to)) if b.id in event.ids else b for b in state.bodies
         )
         return state.with_(clock=max(state.clock, event.to), bodies=bodies)
     body = state.body(event.id)
@@ -277,8 +396,9 @@ def evolve(state: Chronicle, event) -> Chronicle:
             )
         body = body.with_(wounds=(*body.wounds, wound), limbs=limbs)
         if event.organ_trauma:
-            body = traumatised(body, body.organ_trauma + event.organ_trauma, event.survival,
-                               wound.dealt)
+            body = traumatised(
+                body, body.organ_trauma + event.organ_trauma, event.survival, wound.dealt
+            )
         return state.with_body(body)
     if isinstance(event, E.CircumstancesSet):
         resting = event.activity != "active"
@@ -290,6 +410,8 @@ def evolve(state: Chronicle, event) -> Chronicle:
             rest_since=(body.rest_since or body.clock) if resting else None,
             rested=body.rested if resting else False,
         )
+        if event.recovery and event.recovery != body.recovery:  # a new period from now
+            body = body.with_(recovery=event.recovery, recovery_from=body.clock)
         return state.with_body(body)
     if isinstance(event, E.FirstAidGiven):
         parts = dict(event.applied)
@@ -307,8 +429,7 @@ def evolve(state: Chronicle, event) -> Chronicle:
             else w
             for w in body.wounds
         )
-        body = traumatised(body.with_(wounds=wounds), event.organ_trauma, event.survival,
-                           event.at)
+        body = traumatised(body.with_(wounds=wounds), event.organ_trauma, event.survival, event.at)
         return state.with_body(body)
     if isinstance(event, E.LimbMended):
         wounds = tuple(w.with_(healed=True) if w.id == event.wound else w for w in body.wounds)
@@ -330,6 +451,32 @@ def evolve(state: Chronicle, event) -> Chronicle:
         body = body.with_(next_healing=None)
         body = traumatised(body, event.organ_trauma, event.survival, event.at, tested=True)
         return state.with_body(body)
+    if isinstance(event, E.PsychTraumaGained):
+        changes = {"psych_trauma": event.psych_trauma, "vent_until": event.vent_until}
+        if event.permanent:
+            changes["permanent_psych_trauma"] = body.permanent_psych_trauma + event.amount
+        if body.ventable <= 0:  # recovery starts counting when there is something to lose
+            changes["recovery_from"] = event.at
+        if event.test is not None and not event.test[3]:
+            changes.update(broken=True, broken_at=event.at)
+        return state.with_body(body.with_(**changes))
+    if isinstance(event, E.DisorderTaken):
+        taken = event.disorder
+        if event.develops:
+            disorders = tuple(taken if d.id == taken.id else d for d in body.disorders)
+        else:
+            disorders = (*body.disorders, taken)
+        vent_until = None if taken.kind == "temporary" else body.vent_until
+        return state.with_body(
+            body.with_(psych_trauma=event.psych_trauma, disorders=disorders, vent_until=vent_until)
+        )
+    if isinstance(event, E.DisorderCured):
+        disorders = tuple(
+            d.with_(cured_at=event.at) if d.id == event.disorder else d for d in body.disorders
+        )
+        return state.with_body(body.with_(disorders=disorders))
+    if isinstance(event, E.PsychRecovered):
+        return state.with_body(body.with_(psych_trauma=event.psych_trauma, recovery_from=event.at))
     if isinstance(event, E.Woke):
         body = body.with_(conscious=True)
         return state.with_body(schedule(body, event.at))

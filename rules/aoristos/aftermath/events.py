@@ -7,7 +7,7 @@
 from dataclasses import dataclass
 from datetime import datetime
 
-from rules.aoristos.aftermath.state import Body, Wound
+from rules.aoristos.aftermath.state import Body, Disorder, Wound
 
 Survival = tuple[tuple[int, ...], int, int, bool]
 Test = tuple[tuple[int, ...], int, int, bool]
@@ -35,6 +35,7 @@ class CircumstancesSet:
     environment: str
     rest: str
     care: str
+    recovery: str | None = None  # how psyktrauma fades (p. 15); None: as it was
 
 
 @dataclass(frozen=True)
@@ -130,6 +131,59 @@ class Woke:
 
 
 @dataclass(frozen=True)
+class PsychTraumaGained:
+    """Psyktrauma from a hand the GM gave (all its dice, the lowest counted) or a number
+    (p. 15). A rise to a sum above 20 calls the test of VIL + 20 against the sum
+    (`test`: failure breaks the character for good). A shocking event's gain opens the
+    chance of a temporary disorder until `vent_until` (the next morning)."""
+
+    id: str
+    at: datetime
+    hand: str | None
+    dice: tuple[int, ...]
+    amount: int
+    psych_trauma: int  # after
+    source: str
+    permanent: bool
+    reason: str = ""
+    test: Test | None = None
+    vent_until: datetime | None = None
+
+
+@dataclass(frozen=True)
+class DisorderTaken:
+    """A disorder vented psyktrauma (p. 15); `develops`: the lasting disorder that became
+    its diagnosable variant (then `disorder` is it, changed)."""
+
+    id: str
+    disorder: Disorder
+    removed: int
+    psych_trauma: int  # after
+    develops: str | None = None
+
+
+@dataclass(frozen=True)
+class DisorderCured:
+    """A lasting disorder cured, possible only below 10 psyktrauma (p. 15)."""
+
+    id: str
+    disorder: str
+    at: datetime
+
+
+@dataclass(frozen=True)
+class PsychRecovered:
+    """Talk, a change of scene and rest took psyktrauma away (p. 15): at best VIL points
+    a month, 1 a half year in ordinary life."""
+
+    id: str
+    at: datetime
+    removed: int
+    psych_trauma: int  # after
+    recovery: str
+
+
+@dataclass(frozen=True)
 class ClockMoved:
     """The campaign's clock (and the clocks of `ids`, the bodies that lived through the
     span) now stands at `to`."""
@@ -160,6 +214,10 @@ EVENT_TYPES = {
         LimbMended,
         Rested,
         Woke,
+        PsychTraumaGained,
+        DisorderTaken,
+        DisorderCured,
+        PsychRecovered,
         ClockMoved,
         ClockSet,
     )

@@ -29,6 +29,32 @@ HEALING_GST = base_threshold(0)  # p. 14: nothing in the TB, so GST 4
 UNSTABLE_HARM_UNDER = 4  # p. 14: an unstable test's result under 4 adds organtrauma
 VIL_GST = base_threshold(1)  # a VIL test: GST 6 (p. 5)
 
+# p. 15, Psyktrauma: 20+ is psychosis; each rise to a sum above it calls the test of
+# Viljestyrka + 20 against the sum (failure: broken for good).
+PSYCHOSIS = 20
+PSYCHOSIS_TB = 20
+# p. 15: what a disorder takes away. A temporary one 1; a lasting one 10; a clearly
+# diagnosable variant 10 more. Lasting ones can be cured only below 10.
+DISORDER_REMOVES = {"temporary": 1, "lasting": 10, "diagnosable": 20}
+CURABLE_BELOW = 10
+# p. 15, Återhämtning: at best VIL points a month, 1 point a half year in ordinary life.
+RECOVERY_EVERY = {"best": MONTH, "ordinary": 6 * MONTH}
+# House rule (the text: "innan nästföljande morgon"): the morning begins at 06:00.
+MORNING_HOUR = 6
+
+
+def next_morning(after: datetime, hour: int = MORNING_HOUR) -> datetime:
+    """The first `hour`:00 strictly after `after`: the end of the chance to take a
+    temporary disorder (p. 15)."""
+    morning = after.replace(hour=hour, minute=0, second=0, microsecond=0)
+    return morning if morning > after else morning + timedelta(days=1)
+
+
+def recovered(recovery: str, willpower: int) -> int:
+    """What one recovery period takes away (p. 15): VIL at best, else 1."""
+    return max(1, willpower) if recovery == "best" else 1
+
+
 # p. 14, "Effekter av utrustning vid stoppande av blödning".
 AID_EQUIPMENT = {
     "immediate": 1,  # Omedelbar hjälp.
@@ -83,4 +109,3 @@ def next_monday_night(after: datetime) -> datetime:
     midnight = after.replace(hour=0, minute=0, second=0, microsecond=0)
     days = (7 - midnight.weekday()) % 7 or 7
     return midnight + timedelta(days=days)
-

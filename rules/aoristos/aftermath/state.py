@@ -11,6 +11,8 @@ from rules.aoristos.combat.gear import LIMBS
 from rules.aoristos.combat.state import changed
 
 ACTIVITIES = ("rest", "active", "cared")  # what the GM says each character does
+RECOVERIES = ("none", "ordinary", "best")  # how psyktrauma fades (p. 15)
+DISORDER_KINDS = ("temporary", "lasting", "diagnosable")  # p. 15
 
 
 @dataclass(frozen=True)
@@ -55,6 +57,31 @@ class Wound:
 
 
 @dataclass(frozen=True)
+class Disorder:
+    """A psychic disorder the player took to vent psyktrauma (p. 15): "temporary" (1,
+    taken before the next morning and the next gain, over by that morning), "lasting"
+    (10) or "diagnosable" (10 more), with the player's own words and its side effects
+    (a phobia's nervchock at contact, a drug's absence)."""
+
+    id: str
+    kind: str
+    description: str
+    at: datetime
+    removed: int
+    effects: str = ""
+    until: datetime | None = None  # a temporary one's end (the next morning)
+    cured_at: datetime | None = None
+
+    def active(self, now: datetime) -> bool:
+        if self.cured_at is not None:
+            return False
+        return self.until is None or now < self.until
+
+    def with_(self, **changes) -> "Disorder":
+        return changed(self, **changes)
+
+
+@dataclass(frozen=True)
 class Body:
     """A character's body between fights. `activity` and the healing circumstances are
     the GM's last word for it (p. 14: rest, environment, care)."""
@@ -79,6 +106,32 @@ class Body:
     hourly: bool = False  # that test is an unstable one's (p. 14)
     next_awake_test: datetime | None = None  # 7+ organtrauma, awake
     died_at: datetime | None = None
+    # p. 15: psyktrauma, the part of it that can never be vented, and the disorders taken
+    psych_trauma: int = 0
+    permanent_psych_trauma: int = 0
+    disorders: tuple[Disorder, ...] = ()
+    vent_until: datetime | None = None  # a temporary disorder may be taken until then
+    recovery: str = "ordinary"  # the GM's word: none / ordinary life / the best case
+    recovery_from: datetime | None = None  # the current recovery period started then
+    broken: bool = False  # failed the psychosis test: out of play for good (p. 15)
+    broken_at: datetime | None = None
+
+    @property
+    def in_play(self) -> bool:
+        """Time still happens to it: neither dead nor broken by psychosis (p. 14-15)."""
+        return self.alive and not self.broken
+
+    @property
+    def psychotic(self) -> bool:
+        return self.psych_trauma >= F.PSYCHOSIS
+
+    @property
+    def ventable(self) -> int:
+        """Psyktrauma a disorder or recovery can take away (not the permanent part)."""
+        return max(0, self.psych_trauma - self.permanent_psych_trauma)
+
+    def disorder(self, disorder_id: str) -> Disorder | None:
+        return next((d for d in self.disorders if d.id == disorder_id), None)
 
     @property
     def blood_loss(self) -> int:

@@ -6,7 +6,8 @@ lines name what happened, with its figures, for the template `_line.html` to wor
 
 from rules.aoristos.aftermath import events as E
 from rules.aoristos.aftermath import figures as F
-from rules.aoristos.aftermath.state import Body, Chronicle, Wound
+from rules.aoristos.aftermath.engine import next_recovery
+from rules.aoristos.aftermath.state import Body, Chronicle, Disorder, Wound
 from rules.engine import Viewer
 
 
@@ -32,6 +33,23 @@ def wound_view(wound: Wound, body: Body) -> dict:
         "first_aid_until": _time(wound.dealt + F.CONVERSION)
         if wound.bleeding and body.clock < wound.dealt + F.CONVERSION
         else None,
+    }
+
+
+def disorder_view(disorder: Disorder, body: Body) -> dict:
+    return {
+        "id": disorder.id,
+        "kind": disorder.kind,
+        "description": disorder.description,
+        "effects": disorder.effects,
+        "removed": disorder.removed,
+        "at": _time(disorder.at),
+        "until": _time(disorder.until),
+        "cured_at": _time(disorder.cured_at),
+        "active": disorder.active(body.clock),
+        "curable": disorder.kind != "temporary"
+        and disorder.cured_at is None
+        and body.psych_trauma < F.CURABLE_BELOW,
     }
 
 
@@ -62,6 +80,20 @@ def body_view(body: Body) -> dict:
         "next_healing": _time(body.next_healing),
         "hourly": body.hourly,
         "next_awake_test": _time(body.next_awake_test),
+        "psych_trauma": body.psych_trauma,
+        "permanent_psych_trauma": body.permanent_psych_trauma,
+        "psychotic": body.psychotic,
+        "broken": body.broken,
+        "broken_at": _time(body.broken_at),
+        "disorders": [disorder_view(d, body) for d in body.disorders],
+        "lasting_disorders": [
+            d.id for d in body.disorders if d.kind == "lasting" and d.cured_at is None
+        ],
+        "vent_until": _time(body.vent_until)
+        if body.vent_until and body.clock < body.vent_until and body.ventable
+        else None,
+        "recovery": body.recovery,
+        "next_recovery": _time(next_recovery(body)),
     }
 
 
@@ -107,9 +139,19 @@ def describe(state: Chronicle, events, viewer: Viewer) -> list[dict]:
             key = (event.id, type(event).__name__)
             seen[key] = seen.get(key, 0) + 1
             if seen[key] > LINES_PER_KIND:
-                summed = rest.setdefault(key, {"kind": "More", "who": who, "of": key[1],
-                                               "count": 0, "healed": 0, "harmed": 0,
-                                               "failed": 0, "last": None})
+                summed = rest.setdefault(
+                    key,
+                    {
+                        "kind": "More",
+                        "who": who,
+                        "of": key[1],
+                        "count": 0,
+                        "healed": 0,
+                        "harmed": 0,
+                        "failed": 0,
+                        "last": None,
+                    },
+                )
                 summed["count"] += 1
                 summed["last"] = _time(event.at)
                 summed["healed"] += bool(getattr(event, "healed", False))
@@ -124,34 +166,96 @@ def describe(state: Chronicle, events, viewer: Viewer) -> list[dict]:
             line.update(kind="ClockMoved", to=_time(event.to), count=len(state.bodies))
         elif isinstance(event, E.WoundAdded):
             w = event.wound
-            line.update(area=w.area, damage=w.damage, bleed_rate=w.bleed_rate,
-                        limb_state=w.limb_state, organ_trauma=event.organ_trauma,
-                        survival=_survival(event.survival), source=w.source)
+            line.update(
+                area=w.area,
+                damage=w.damage,
+                bleed_rate=w.bleed_rate,
+                limb_state=w.limb_state,
+                organ_trauma=event.organ_trauma,
+                survival=_survival(event.survival),
+                source=w.source,
+            )
         elif isinstance(event, E.CircumstancesSet):
-            line.update(activity=event.activity, environment=event.environment,
-                        rest=event.rest, care=event.care)
+            line.update(
+                activity=event.activity,
+                environment=event.environment,
+                rest=event.rest,
+                care=event.care,
+            )
         elif isinstance(event, E.FirstAidGiven):
-            line.update(at=_time(event.at), levels=list(event.levels),
-                        equipment=list(event.equipment), judged=event.judged,
-                        reduction=event.reduction,
-                        applied=sum(part for _w, part in event.applied))
+            line.update(
+                at=_time(event.at),
+                levels=list(event.levels),
+                equipment=list(event.equipment),
+                judged=event.judged,
+                reduction=event.reduction,
+                applied=sum(part for _w, part in event.applied),
+            )
         elif isinstance(event, E.Transfused):
             line.update(at=_time(event.at), removed=event.removed)
         elif isinstance(event, E.BleedTick):
-            line.update(at=_time(event.at), converted=event.converted,
-                        blood_loss=event.blood_loss, fell=event.fell,
-                        organ_trauma=event.organ_trauma, survival=_survival(event.survival))
+            line.update(
+                at=_time(event.at),
+                converted=event.converted,
+                blood_loss=event.blood_loss,
+                fell=event.fell,
+                organ_trauma=event.organ_trauma,
+                survival=_survival(event.survival),
+            )
         elif isinstance(event, E.HealingTest):
-            line.update(at=_time(event.at), hourly=event.hourly, dice=list(event.test[0]),
-                        result=event.result, threshold=event.test[2], healed=event.healed,
-                        harmed=event.harmed, organ_trauma=event.organ_trauma,
-                        survival=_survival(event.survival))
+            line.update(
+                at=_time(event.at),
+                hourly=event.hourly,
+                dice=list(event.test[0]),
+                result=event.result,
+                threshold=event.test[2],
+                healed=event.healed,
+                harmed=event.harmed,
+                organ_trauma=event.organ_trauma,
+                survival=_survival(event.survival),
+            )
         elif isinstance(event, E.AwakeTest):
             dice, total, threshold, ok = event.test
-            line.update(at=_time(event.at), dice=list(dice), total=total,
-                        threshold=threshold, ok=ok)
+            line.update(
+                at=_time(event.at), dice=list(dice), total=total, threshold=threshold, ok=ok
+            )
         elif isinstance(event, E.LimbMended):
             line.update(at=_time(event.at), area=event.area, limb_state=event.limb_state)
+        elif isinstance(event, E.PsychTraumaGained):
+            line.update(
+                at=_time(event.at),
+                hand=event.hand,
+                dice=list(event.dice),
+                amount=event.amount,
+                psych_trauma=event.psych_trauma,
+                source=event.source,
+                permanent=event.permanent,
+                reason=event.reason,
+                test=_test(event.test),
+                vent_until=_time(event.vent_until),
+            )
+        elif isinstance(event, E.DisorderTaken):
+            d = event.disorder
+            line.update(
+                at=_time(d.at),
+                disorder_kind=d.kind,
+                description=d.description,
+                effects=d.effects,
+                removed=event.removed,
+                psych_trauma=event.psych_trauma,
+                develops=bool(event.develops),
+            )
+        elif isinstance(event, E.DisorderCured):
+            body = state.body(event.id)
+            found = body.disorder(event.disorder) if body else None
+            line.update(at=_time(event.at), description=found.description if found else "")
+        elif isinstance(event, E.PsychRecovered):
+            line.update(
+                at=_time(event.at),
+                removed=event.removed,
+                psych_trauma=event.psych_trauma,
+                recovery=event.recovery,
+            )
         elif isinstance(event, (E.Rested, E.Woke)):
             line.update(at=_time(event.at))
         if isinstance(event, E.ClockMoved):
@@ -159,6 +263,13 @@ def describe(state: Chronicle, events, viewer: Viewer) -> list[dict]:
             rest = {}
         lines.append(line)
     return [*lines, *rest.values()]
+
+
+def _test(test) -> dict | None:
+    if test is None:
+        return None
+    dice, total, threshold, ok = test
+    return {"dice": list(dice), "total": total, "threshold": threshold, "ok": ok}
 
 
 def _survival(rolled) -> dict | None:

@@ -15,8 +15,17 @@ from rules.aoristos.combat.view import GM_VIEW
 from rules.engine import Viewer
 from rules.errors import RulesError
 
-__all__ = ["ENGINE", "AoristosCombat", "commands", "engine", "events", "figures", "gear",
-           "state", "view"]
+__all__ = [
+    "ENGINE",
+    "AoristosCombat",
+    "commands",
+    "engine",
+    "events",
+    "figures",
+    "gear",
+    "state",
+    "view",
+]
 
 HOUSE_RULES = (
     {
@@ -32,8 +41,7 @@ HOUSE_RULES = (
         "kind": "float",
         "default": 2.0,
         "rule": "s. 10",
-        "help": "Metres within which two foes are in melee ('close enough to reach each "
-        "other').",
+        "help": "Metres within which two foes are in melee ('close enough to reach each other').",
     },
 )
 
@@ -43,11 +51,21 @@ class AoristosCombat:
 
     system = "aoristos"
     template = "combat/aoristos"
-    event_types = {**events.EVENT_TYPES, **commands.COMMAND_TYPES, **{
-        cls.__name__: cls
-        for cls in (state.Combatant, state.Extended, state.Reaction, state.Escape,
-                    gear.Weapon, gear.Armour)
-    }}
+    event_types = {
+        **events.EVENT_TYPES,
+        **commands.COMMAND_TYPES,
+        **{
+            cls.__name__: cls
+            for cls in (
+                state.Combatant,
+                state.Extended,
+                state.Reaction,
+                state.Escape,
+                gear.Weapon,
+                gear.Armour,
+            )
+        },
+    }
 
     def house_rules(self):
         return HOUSE_RULES
@@ -107,8 +125,9 @@ class AoristosCombat:
             return equipment.armour_from_dict(data)
         raise RulesError(f"unknown catalogue kind {kind!r}")
 
-    def character_block(self, *, name: str, levels: Mapping[str, int],
-                        derived: Mapping[str, int]) -> dict:
+    def character_block(
+        self, *, name: str, levels: Mapping[str, int], derived: Mapping[str, int]
+    ) -> dict:
         """An add_combatant command's fields for a character: its current levels (with
         the load's effect on RÖR and Förflyttning already in `levels`/`derived`, p. 5)."""
         from rules.aoristos.character import ATTRIBUTES, SKILLS
@@ -119,8 +138,10 @@ class AoristosCombat:
             "npc": False,
             **{key: int(levels[key]) for key in ATTRIBUTES},
             "skills": {key: int(levels[key]) for key in SKILLS if levels.get(key)},
-            **{key: int(derived[key]) for key in
-               ("drive", "toughness", "shock_tolerance", "movement")},
+            **{
+                key: int(derived[key])
+                for key in ("drive", "toughness", "shock_tolerance", "movement")
+            },
         }
 
     def preview(self, encounter: Encounter, command, viewer: Viewer = GM_VIEW) -> dict:

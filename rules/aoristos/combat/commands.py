@@ -329,8 +329,9 @@ def _convert(name: str, kind: Any, value: Any) -> Any:
         return round(float(value), 2)
     if kind is str:
         if not isinstance(value, str) or len(value) > MAX_TEXT:
-            raise RulesError(f"{name} must be text (at most {MAX_TEXT} characters)",
-                             code="bad_field", field=name)
+            raise RulesError(
+                f"{name} must be text (at most {MAX_TEXT} characters)", code="bad_field", field=name
+            )
         return value.strip()
     if kind is dict:
         if not isinstance(value, dict) or len(value) > 40:
@@ -338,8 +339,9 @@ def _convert(name: str, kind: Any, value: Any) -> Any:
         out = {}
         for key, item in value.items():
             if isinstance(item, bool) or not isinstance(item, int) or not 0 <= item <= 100:
-                raise RulesError(f"{name}.{key} must be a whole number 0-100",
-                                 code="bad_field", field=name)
+                raise RulesError(
+                    f"{name}.{key} must be a whole number 0-100", code="bad_field", field=name
+                )
             out[str(key)[:MAX_TEXT]] = item
         return out
     if origin is tuple and args and args[0] is str:
@@ -363,8 +365,9 @@ def parse_command(data: Any, *, weapons=None, armour=None) -> Any:
     known = {f.name for f in fields(cls)}
     unknown = set(data) - known - {"type"}
     if unknown:
-        raise RulesError(f"unknown fields for {kind}: {', '.join(sorted(map(str, unknown)))}",
-                         code="bad_field")
+        raise RulesError(
+            f"unknown fields for {kind}: {', '.join(sorted(map(str, unknown)))}", code="bad_field"
+        )
     values = {}
     for f in fields(cls):
         if f.name not in data:
@@ -379,8 +382,12 @@ def parse_command(data: Any, *, weapons=None, armour=None) -> Any:
             items = []
             for key in raw:
                 if not isinstance(key, str) or key not in catalogue:
-                    raise RulesError(f"no {f.name[:-1] if f.name == 'weapons' else 'armour'} "
-                                     f"{key!r} in the catalogue", code="bad_field", field=f.name)
+                    raise RulesError(
+                        f"no {f.name[:-1] if f.name == 'weapons' else 'armour'} "
+                        f"{key!r} in the catalogue",
+                        code="bad_field",
+                        field=f.name,
+                    )
                 items.append(catalogue[key])
             values[f.name] = tuple(items)
             continue

@@ -128,9 +128,7 @@ def view(state: Encounter, viewer: Viewer) -> dict:
         "prompts": prompts(state, viewer),
         "actions": [],
     }
-    if active is not None and not state.waiting and (
-        viewer.is_gm or active.id in viewer.controls
-    ):
+    if active is not None and not state.waiting and (viewer.is_gm or active.id in viewer.controls):
         data["actions"] = actions(state, active)
     return data
 
@@ -206,9 +204,8 @@ def prompts(state: Encounter, viewer: Viewer) -> list[dict]:
             "target_name": target.name,
             "must": reaction.must,
             "aim_allowed": reaction.kind == "free_attack",
-            "weapons": [
-                {"key": k, "name": (who.weapon(k) or UNARMED).name} for k in who.held
-            ] + [{"key": "unarmed", "name": UNARMED.name}],
+            "weapons": [{"key": k, "name": (who.weapon(k) or UNARMED).name} for k in who.held]
+            + [{"key": "unarmed", "name": UNARMED.name}],
             "cp": who.cp,
         }
     elif state.escape is not None and not state.escape.decided:
@@ -216,8 +213,8 @@ def prompts(state: Encounter, viewer: Viewer) -> list[dict]:
         prompt = {"kind": "escape", "for": mover.id, "who": mover.name}
     else:
         return []
-    prompt["mine"] = viewer.is_gm and state.get(prompt["for"]).npc or prompt["for"] in (
-        viewer.controls
+    prompt["mine"] = (
+        viewer.is_gm and state.get(prompt["for"]).npc or prompt["for"] in (viewer.controls)
     )
     return [prompt]
 
@@ -262,8 +259,15 @@ def actions(state: Encounter, c: Combatant) -> list[dict]:
     for posture in POSTURES:
         if posture != c.posture:
             cost, why = try_cost(state, C.ChangePosture(c.id, posture))
-            out.append(action("posture", cost, {"type": "posture", "id": c.id,
-                                                 "posture": posture}, why=why, posture=posture))
+            out.append(
+                action(
+                    "posture",
+                    cost,
+                    {"type": "posture", "id": c.id, "posture": posture},
+                    why=why,
+                    posture=posture,
+                )
+            )
     cost, why = try_cost(state, C.Scan(c.id))
     out.append(action("scan", cost, {"type": "scan", "id": c.id}, why=why))
     cost, why = try_cost(state, C.Talk(c.id, 3))
@@ -272,28 +276,61 @@ def actions(state: Encounter, c: Combatant) -> list[dict]:
         if weapon.key not in c.held:
             hand = "both" if 1 not in weapon.hands else "right" if c.right is None else "left"
             cost, why = try_cost(state, C.Draw(c.id, weapon.key, hand))
-            out.append(action("draw", cost, {"type": "draw", "id": c.id, "weapon": weapon.key,
-                                              "hand": hand}, why=why, weapon=weapon.name))
+            out.append(
+                action(
+                    "draw",
+                    cost,
+                    {"type": "draw", "id": c.id, "weapon": weapon.key, "hand": hand},
+                    why=why,
+                    weapon=weapon.name,
+                )
+            )
         else:
             if weapon.windup and c.wound_up != weapon.key:
                 cost, why = try_cost(state, C.Windup(c.id, weapon.key))
-                out.append(action("windup", cost, {"type": "windup", "id": c.id,
-                                                    "weapon": weapon.key}, why=why,
-                                  weapon=weapon.name))
+                out.append(
+                    action(
+                        "windup",
+                        cost,
+                        {"type": "windup", "id": c.id, "weapon": weapon.key},
+                        why=why,
+                        weapon=weapon.name,
+                    )
+                )
             if X.needs_ammo(weapon) and c.rounds(weapon.key) < weapon.capacity:
                 cost, why = try_cost(state, C.Reload(c.id, weapon.key))
-                out.append(action("reload", cost, {"type": "reload", "id": c.id,
-                                                    "weapon": weapon.key}, why=why,
-                                  weapon=weapon.name))
+                out.append(
+                    action(
+                        "reload",
+                        cost,
+                        {"type": "reload", "id": c.id, "weapon": weapon.key},
+                        why=why,
+                        weapon=weapon.name,
+                    )
+                )
     for hand in ("right", "left"):
         if getattr(c, hand):
             cost, why = try_cost(state, C.Stow(c.id, hand))
-            out.append(action("stow", cost, {"type": "stow", "id": c.id, "hand": hand}, why=why,
-                              weapon=(c.weapon(getattr(c, hand)) or UNARMED).name))
+            out.append(
+                action(
+                    "stow",
+                    cost,
+                    {"type": "stow", "id": c.id, "hand": hand},
+                    why=why,
+                    weapon=(c.weapon(getattr(c, hand)) or UNARMED).name,
+                )
+            )
     if c.extended:
         _cost, why = try_cost(state, C.Continue(c.id))
-        out.append(action("continue", min(c.cp, c.extended.remaining),
-                          {"type": "continue", "id": c.id}, why=why, label=c.extended.label))
+        out.append(
+            action(
+                "continue",
+                min(c.cp, c.extended.remaining),
+                {"type": "continue", "id": c.id},
+                why=why,
+                label=c.extended.label,
+            )
+        )
     out.append(action("end_activation", 0, {"type": "end_activation", "id": c.id}))
     return out
 
@@ -373,16 +410,25 @@ def describe(state: Encounter, events, viewer: Viewer) -> list[dict]:
         if kind == "Scanned":
             names["seen_names"] = [state.get(cid).name for cid in event.seen]
             names["test_lines"] = [
-                {"name": state.get(t[0]).name, "dice": t[1], "total": t[2], "threshold": t[3],
-                 "ok": t[4]}
+                {
+                    "name": state.get(t[0]).name,
+                    "dice": t[1],
+                    "total": t[2],
+                    "threshold": t[3],
+                    "ok": t[4],
+                }
                 for t in event.tests
             ]
         for field in ("id", "attacker", "target", "mover", "who"):
             if isinstance(data.get(field), str) and (who := state.get(data[field])) is not None:
                 names[f"{field}_name"] = who.name
         subject = state.get(
-            data.get("id") or data.get("attacker") or data.get("mover") or data.get("who")
-            or data.get("target") or ""
+            data.get("id")
+            or data.get("attacker")
+            or data.get("mover")
+            or data.get("who")
+            or data.get("target")
+            or ""
         )
         if isinstance(data.get("weapon"), str) and subject is not None:
             names["weapon_name"] = (subject.weapon(data["weapon"]) or UNARMED).name
@@ -394,8 +440,13 @@ def describe(state: Encounter, events, viewer: Viewer) -> list[dict]:
                 data.pop(private, None)
             data["hidden"] = True
         if kind == "AttackResolved" and not sees_numbers(state.get(event.target), viewer):
-            for private in ("strength_parts", "active_strength", "protection",
-                            "final_strength", "damage"):
+            for private in (
+                "strength_parts",
+                "active_strength",
+                "protection",
+                "final_strength",
+                "damage",
+            ):
                 data.pop(private, None)
             data["hidden"] = True
         lines.append({"kind": kind, **names, **data})
@@ -417,8 +468,7 @@ PRIVATE = {
     "Reloaded": ("cost", "rounds"),
     "ExtendedStarted": ("paid", "remaining", "command"),
     "ExtendedPaid": ("paid", "remaining"),
-    "Wounded": ("damage", "nerve_shock", "bleed_rate", "organ_trauma", "survival",
-                "vil_tests"),
+    "Wounded": ("damage", "nerve_shock", "bleed_rate", "organ_trauma", "survival", "vil_tests"),
     "VigilanceChosen": ("parts", "properties"),
     "EscapeTested": ("mover_base", "foes_base", "cost"),
 }
