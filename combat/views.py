@@ -34,7 +34,8 @@ from table import services as table_services
 TEXT_FIELDS = {"type", "id", "name", "side", "hand", "label", "weapon", "target", "mode",
                "posture", "area", "right", "left", "attacker",
                # the chronicle's (rules/aoristos/aftermath/commands.py)
-               "unit", "until", "activity", "environment", "rest", "care", "source"}
+               "unit", "until", "activity", "environment", "rest", "care", "source",
+               "reason", "kind", "description", "effects", "develops", "disorder", "recovery"}
 LIST_FIELDS = {"properties", "hidden_areas", "weapons", "armour", "ids", "equipment", "levels"}
 NUMBER_LISTS = {"levels"}  # lists of whole numbers
 NUMBER = re.compile(r"^-?[0-9]{1,6}(\.[0-9]{1,2})?$")

@@ -87,6 +87,16 @@ WORDS = {
     "unstable": _("5+: unstable"),
     "awake_tests": _("7+: VIL against unconsciousness every 5 minutes"),
     "organ_trauma": "Organtrauma",
+    # Psyktrauma (p. 15): where a gain came from, the disorders, and how it fades.
+    "event": _("a shocking event"),
+    "training": _("12+ hours of training a day (p. 3)"),
+    "other": _("other"),
+    "temporary": _("temporary disorder (−1)"),
+    "lasting": _("lasting disorder (−10)"),
+    "diagnosable": _("diagnosable disorder (−20)"),
+    "no_recovery": _("not at all (strain)"),
+    "ordinary": _("ordinary life: 1 a half year"),
+    "best": _("at best: VIL a month (talk, change of scene, rest)"),
 }
 
 

@@ -122,3 +122,39 @@ def test_the_json_api_reads_and_commands_the_chronicle(client, gm, campaign, alb
     assert dated.status_code == 200
     assert dated.json()["state"]["clock"] == "1923-04-02T12:00"
     assert post({"type": "advance", "amount": 1, "unit": "hours"}, 1).status_code == 409
+
+
+def test_the_gm_gives_psyktrauma_and_the_player_vents_it_through_the_page(
+    client, gm, alice, campaign, albert_in_campaign, dice
+):
+    """p. 15, from the GM's forms: a gain as a hand (1B2F, the lowest die counts), then a
+    temporary disorder in the player's words; everyone's page shows the sum and the
+    disorder. A form with neither hand nor points is refused and changes nothing."""
+    client.force_login(gm)
+    client.get(reverse("combat:chronicle", args=[campaign.pk]))
+    chronicle = chronicle_of(campaign)
+    command = reverse("combat:command", args=[chronicle.pk])
+    body = f"ch{albert_in_campaign.pk}"
+    bad = client.post(command, {"version": 1, "type": "gain_psych_trauma", "id": body,
+                                "hand": "", "amount": "", "source": "event"},
+                      HTTP_HX_REQUEST="true")
+    assert bad.status_code == 400
+    assert chronicle_of(campaign).version == 1
+    dice.queue[:] = [5, 2, 4]
+    gained = client.post(command, {"version": 1, "type": "gain_psych_trauma", "id": body,
+                                   "hand": "1B2F", "amount": "", "source": "event",
+                                   "reason": "Brodern"}, HTTP_HX_REQUEST="true")
+    assert gained.status_code == 200
+    vented = client.post(command, {"version": 2, "type": "take_disorder", "id": body,
+                                   "kind": "temporary", "description": "Kräks i badrummet"},
+                         HTTP_HX_REQUEST="true")
+    assert vented.status_code == 200
+    state = services.folded(chronicle_of(campaign)).state
+    assert state.body(body).psych_trauma == 1
+    client.force_login(alice)
+    page = client.get(reverse("combat:chronicle", args=[campaign.pk])).content.decode()
+    assert f'data-testid="psych-{body}">1' in page
+    assert "Kräks i badrummet" in page
+    refused = client.post(command, {"version": 3, "type": "gain_psych_trauma", "id": body,
+                                    "amount": "3"})
+    assert refused.status_code == 403

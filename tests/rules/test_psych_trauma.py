@@ -197,7 +197,7 @@ def test_recovery_at_best_vil_a_month_in_ordinary_life_1_a_half_year_p15():
     best, _ = run(state, {"type": "set_circumstances", "ids": ["ch1"], "recovery": "best"})
     best, events = advance(best, amount=9, unit="weeks")  # 63 days: two months
     assert [e.psych_trauma for e in of(events, E.PsychRecovered)] == [7, 4]
-    none, _ = run(state, {"type": "set_circumstances", "ids": ["ch1"], "recovery": "none"})
+    none, _ = run(state, {"type": "set_circumstances", "ids": ["ch1"], "recovery": "no_recovery"})
     none, events = advance(none, amount=52, unit="weeks")
     assert none.body("ch1").psych_trauma == 10
 

@@ -304,7 +304,7 @@ def due_items(state: Chronicle, body: Body):
 
 def next_recovery(body: Body):
     """When psyktrauma next fades (p. 15), or None."""
-    if body.recovery == "none" or body.ventable <= 0 or body.recovery_from is None:
+    if body.recovery == "no_recovery" or body.ventable <= 0 or body.recovery_from is None:
         return None
     return body.recovery_from + F.RECOVERY_EVERY[body.recovery]
 

@@ -11,7 +11,7 @@ from rules.aoristos.combat.gear import LIMBS
 from rules.aoristos.combat.state import changed
 
 ACTIVITIES = ("rest", "active", "cared")  # what the GM says each character does
-RECOVERIES = ("none", "ordinary", "best")  # how psyktrauma fades (p. 15)
+RECOVERIES = ("no_recovery", "ordinary", "best")  # how psyktrauma fades (p. 15)
 DISORDER_KINDS = ("temporary", "lasting", "diagnosable")  # p. 15
 
 

@@ -133,6 +133,7 @@ def describe(state: Chronicle, events, viewer: Viewer) -> list[dict]:
     for event in events:
         if isinstance(event, E.BodyAdded):
             names[event.body.id] = event.body.name
+            lines.append({"kind": "BodyAdded", "who": event.body.name})
             continue
         who = names.get(getattr(event, "id", None), "")
         if isinstance(event, SUMMED):
