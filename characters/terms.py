@@ -6,6 +6,8 @@ at the table. The English gloss is a translation shown beside them in English.
 
 from dataclasses import dataclass
 
+from django.utils.translation import gettext
+
 
 @dataclass(frozen=True)
 class Term:
@@ -70,9 +72,25 @@ def short_label(key: str) -> str:
     return term.abbr or term.swedish
 
 
-def test_label(keys) -> str:
-    """How a test of properties `keys` is named at the table: "SIN + Vildmark"."""
-    return " + ".join(short_label(key) for key in keys)
+def test_label(keys, constant: int = 0) -> str:  # noqa: PT028
+    """How a test of properties `keys` (plus `constant` in the TB) is named at the table.
+
+    - Properties: "SIN + Vildmark" (p. 5).
+    - A constant follows the properties with its sign: "VIL + 20" (the psychosis test,
+      p. 15), "VIL − 2" with a real minus sign (U+2212), as the rule book writes it.
+    - No property is a test of nothing, "tomt TB" ("empty TB"; the weekly healing test,
+      TB 0, p. 14). A constant then follows that phrase, "tomt TB + 20": the phrase says
+      that no property is tested (so GST 4), the constant what the TB holds. A bare "20"
+      would not read as a test at all.
+
+    Property terms are Swedish in every language; "tomt TB" goes through gettext, so the
+    label is written in the language of the page that rolls (it is stored with the roll
+    and shown as written to everyone at the table).
+    """
+    text = " + ".join(short_label(key) for key in keys) or gettext("empty TB")
+    if constant:
+        text += f" + {constant}" if constant > 0 else f" \N{MINUS SIGN} {-constant}"
+    return text
 
 
 test_label.__test__ = False  # not a pytest test, despite the name

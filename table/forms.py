@@ -49,7 +49,7 @@ class HandForm(forms.Form):
         initial=dice.Purpose.TEST,
         choices=[
             (dice.Purpose.TEST, _("highest free dice (tests, attacks)")),
-            (dice.Purpose.STRESS, _("lowest free dice (stress)")),
+            (dice.Purpose.STRESS, _("lowest free dice (stress, psyktrauma)")),
         ],
     )
     secret = forms.BooleanField(label=_("Secret roll (only you see it)"), required=False)
@@ -71,13 +71,58 @@ class HandForm(forms.Form):
             raise forms.ValidationError(hand_error(error)) from error
 
 
+def shown(text: str, limit: int = 20) -> str:
+    """What the user typed, short enough to quote back in an error."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class ConstantField(forms.IntegerField):
+    """A whole number from −LIMIT to LIMIT added to the TB (the psychosis test is VIL + 20,
+    p. 15). Takes a real minus sign (U+2212, as the rule book writes it) as well as "-";
+    an error quotes what was typed."""
+
+    LIMIT = 99
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.widget.attrs.update(min=-self.LIMIT, max=self.LIMIT, step=1)
+
+    def to_python(self, value):
+        text = value.strip() if isinstance(value, str) else value
+        if isinstance(text, str):
+            text = text.replace("\N{MINUS SIGN}", "-")
+        try:
+            number = super().to_python(text)
+        except forms.ValidationError as error:
+            raise forms.ValidationError(
+                _(
+                    "“%(text)s” is not a whole number. Write the constant in the TB as e.g. "
+                    "20 or −2."
+                ),
+                code="invalid",
+                params={"text": shown(str(value))},
+            ) from error
+        if number is not None and abs(number) > self.LIMIT:
+            raise forms.ValidationError(
+                _("“%(text)s” is too large: the constant in the TB is at most ±%(limit)s."),
+                code="out_of_range",
+                params={"text": shown(str(value).strip()), "limit": self.LIMIT},
+            )
+        return number
+
+
 class RollForm(HandForm):
     """The dice tray: a free hand, or a success test of a character's properties (p. 5)
-    with the GST as the default ST."""
+    with the GST as the default ST.
+
+    A test may be of no property at all: an empty TB, TB 0 and GST 4 (the weekly healing
+    test, p. 14). A constant adds to the TB without being a property, so it leaves the GST
+    alone (the psychosis test VIL + 20 has GST 6, and the GM sets the ST, p. 15). A test
+    still needs a character: the one who rolls."""
 
     field_order = [
-        *("mode", "hand", "purpose", "character", "properties", "free", "forced", "threshold"),
-        "secret",
+        *("mode", "hand", "purpose", "character", "properties", "constant"),
+        *("free", "forced", "threshold", "secret"),
     ]
 
     # Checked in clean() against the characters this user may roll for, and only in a test:
@@ -89,6 +134,7 @@ class RollForm(HandForm):
         widget=forms.CheckboxSelectMultiple,
         choices=[(key, label(key)) for key in rules.ATTRIBUTES + rules.SKILLS],
     )
+    constant = ConstantField(label=_("Constant in the TB"), required=False, initial=0)
     free = forms.IntegerField(
         label=_("Free dice (F)"), min_value=0, max_value=5, required=False, initial=0
     )
@@ -113,8 +159,6 @@ class RollForm(HandForm):
             self.character = self.chosen_character(cleaned.get("character", ""))
             if self.character is None:
                 self.add_error("character", _("Choose a character to test."))
-            elif not cleaned.get("properties"):
-                self.add_error("properties", _("Choose the properties the test is of."))
         return cleaned
 
     def chosen_character(self, text: str):
@@ -125,15 +169,18 @@ class RollForm(HandForm):
         return self.characters.with_levels().filter(pk=int(text)).first()
 
     def test(self):
-        """The chosen success test: (character, test_base, GST, threshold, hand, label)."""
+        """The chosen success test: (character, test_base, GST, threshold, hand, label).
+        No property is an empty TB (TB 0, GST 4, p. 14); the constant adds to the TB."""
         data = self.cleaned_data
         keys = data["properties"]
+        constant = data.get("constant") or 0
         test = success.plan_test(
             self.character.test_levels(),
             keys,
             free=data.get("free") or 0,
             forced=data.get("forced") or 0,
             threshold=data.get("threshold"),
+            constant=constant,
         )
         return {
             "character": self.character,
@@ -141,5 +188,5 @@ class RollForm(HandForm):
             "gst": test.gst,
             "threshold": test.threshold,
             "hand": test.hand,
-            "label": test_label(keys),
+            "label": test_label(keys, constant),
         }

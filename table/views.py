@@ -141,7 +141,8 @@ def roll(request, membership):
 
 @member_view
 def odds(request, membership):
-    """The chance shown before rolling: GST and P(success), or the range of a bare hand."""
+    """The chance shown before rolling: GST and P(success) with the TB the test rolls (its
+    constant included; an empty TB is 0), or the range of a bare hand."""
     form = roll_form(membership, request.GET)
     context = {"campaign": membership.campaign, "form": form, "odds": None}
     if form.is_valid():

@@ -9,14 +9,17 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
+from django.utils import translation
 
 from campaigns.models import Campaign
 from campaigns.services import campaign_create
 from characters import services as advancement
 from characters.models import Character, Item
 from rules.aoristos import dice as hands
+from rules.aoristos.success import p_success, test_hand
 from table import services
 from table.models import RollEvent
+from tests.conftest import ALBERT_ATTRIBUTES
 
 pytestmark = pytest.mark.django_db
 
@@ -71,7 +74,6 @@ def test_bad_rolls_are_refused_and_change_nothing(alice_client, bob, campaign, a
     cases = [
         {"mode": "hand", "hand": "zz"},
         {"mode": "hand", "hand": ""},
-        {"mode": "test", "character": albert_in_campaign.pk},  # no properties
         {"mode": "test", "properties": ["alertness"]},  # no character
         {"mode": "test", "character": "x", "properties": ["alertness"]},
         {"mode": "test", "character": albert_in_campaign.pk, "properties": ["nonsense"]},
@@ -498,3 +500,197 @@ def test_the_api_keeps_the_rules_cores_english_message(client):
     response = client.post("/api/v1/aoristos/roll", {"hand": "2X"}, content_type="application/json")
     assert response.status_code == 400
     assert "unrecognised dice hand" in response.json()["error"]
+
+
+# --- an empty TB and a constant in the TB (p. 14, p. 15) -------------------------------------
+
+
+class Broadcasts:
+    """Stands in for the broadcaster: what would have gone to the streams."""
+
+    def __init__(self):
+        self.sent = []
+
+    def publish(self, campaign_id, message):
+        self.sent.append((campaign_id, message))
+
+
+@pytest.fixture
+def broadcasts(monkeypatch):
+    fake = Broadcasts()
+    monkeypatch.setattr(services, "get_broadcaster", lambda: fake)
+    return fake
+
+
+def empty_tb(language: str) -> str:
+    with translation.override(language):
+        return translation.gettext("empty TB")
+
+
+@pytest.mark.parametrize("language", ["sv", "en"])
+def test_a_test_of_nothing_rolls_an_empty_tb_against_gst_4(
+    alice_client,
+    campaign,
+    albert_in_campaign,
+    dice,
+    broadcasts,
+    language,
+    django_capture_on_commit_callbacks,
+):
+    """p. 14: the weekly healing test is a test of nothing, TB 0 and GST 4 (p. 5: GST
+    4 + 2 per property); the ST defaults to the GST. It still needs a character, who
+    rolls; it shows at the table and in the history as "tomt TB" ("empty TB")."""
+    alice_client.cookies[settings.LANGUAGE_COOKIE_NAME] = language
+    url = reverse("table:roll", args=[campaign.pk])
+    data = {"mode": "test", "character": albert_in_campaign.pk, "threshold": ""}
+    odds = alice_client.get(reverse("table:odds", args=[campaign.pk]), data).context["odds"]
+    assert (odds["test_base"], odds["gst"], odds["threshold"]) == (0, 4, 4)
+    assert odds["percent"] == pytest.approx(100 * float(p_success(test_hand(), 0, 4)))
+    assert odds["label"] == empty_tb(language)
+    dice.queue = [5, 3]
+    with django_capture_on_commit_callbacks(execute=True):
+        response = alice_client.post(url, data, headers=HTMX)
+    assert b'class="error"' not in response.content
+    event = RollEvent.objects.get()
+    assert (event.kind, event.character, event.label) == (
+        "test",
+        albert_in_campaign,
+        empty_tb(language),
+    )
+    assert (event.test_base, event.threshold, event.total, event.success) == (0, 4, 3, False)
+    [(campaign_id, message)] = broadcasts.sent
+    assert campaign_id == campaign.pk
+    assert (message["label"], message["test_base"], message["threshold"]) == (
+        empty_tb(language),
+        0,
+        4,
+    )
+    history = alice_client.get(reverse("table:history", args=[campaign.pk])).content.decode()
+    assert empty_tb(language) in history.split('id="roll-1"')[1].split("</li>")[0]
+    # Without a character there is no one to roll: refused, nothing stored.
+    response = alice_client.post(url, {"mode": "test"}, headers=HTMX)
+    assert 'class="error"' in response.content.decode()
+    assert RollEvent.objects.count() == 1
+
+
+def test_the_psychosis_test_is_vil_plus_20_against_the_psyktrauma_sum(
+    alice_client, campaign, albert_in_campaign, dice, broadcasts, django_capture_on_commit_callbacks
+):
+    """p. 15: the psychosis test is Viljestyrka + 20 against ST = the psyktrauma sum (the GM
+    sets it, here 25). The constant adds to the TB but is no property: GST 4 + 2 = 6 (p. 5).
+    The chance shown before rolling is that of TB VIL + 20 against ST 25."""
+    url = reverse("table:roll", args=[campaign.pk])
+    vil = ALBERT_ATTRIBUTES["willpower"]
+    data = {
+        "mode": "test",
+        "character": albert_in_campaign.pk,
+        "properties": ["willpower"],
+        "constant": "20",
+        "threshold": "25",
+    }
+    response = alice_client.get(reverse("table:odds", args=[campaign.pk]), data)
+    odds = response.context["odds"]
+    assert (odds["test_base"], odds["gst"], odds["threshold"]) == (vil + 20, 6, 25)
+    assert odds["label"] == "VIL + 20"
+    assert odds["percent"] == pytest.approx(100 * float(p_success(test_hand(), vil + 20, 25)))
+    assert 'data-testid="odds-label">VIL + 20<' in response.content.decode()
+    dice.queue = [1, 1]
+    with django_capture_on_commit_callbacks(execute=True):
+        alice_client.post(url, data, headers=HTMX)
+    event = RollEvent.objects.get()
+    assert (event.label, event.test_base, event.threshold) == ("VIL + 20", vil + 20, 25)
+    assert (event.total, event.success) == (vil + 21, False)
+    assert broadcasts.sent[0][1]["label"] == "VIL + 20"
+
+
+@pytest.mark.parametrize(
+    ("keys", "constant", "label"),
+    [
+        (["willpower"], "-2", "VIL \N{MINUS SIGN} 2"),
+        (["willpower"], "\N{MINUS SIGN}2", "VIL \N{MINUS SIGN} 2"),  # as the rule book writes it
+        (["alertness", "wilderness"], "0", "SIN + Vildmark"),
+        (["alertness", "wilderness"], "", "SIN + Vildmark"),
+        ([], "20", "empty TB + 20"),
+        ([], "-3", "empty TB \N{MINUS SIGN} 3"),
+    ],
+)
+def test_a_constant_is_named_with_its_sign_after_the_properties(
+    alice_client, campaign, albert_in_campaign, keys, constant, label
+):
+    """p. 5 and p. 15: the constant follows the properties in the test's name, a negative
+    one with a real minus sign; with no property it follows "empty TB" (TB 0, GST 4, p. 14)."""
+    alice_client.cookies[settings.LANGUAGE_COOKIE_NAME] = "en"
+    data = {"mode": "test", "character": albert_in_campaign.pk, "properties": keys}
+    odds = alice_client.get(
+        reverse("table:odds", args=[campaign.pk]), data | {"constant": constant}
+    )
+    assert odds.context["odds"]["label"] == label
+    levels = sum(albert_in_campaign.test_levels()[key] for key in keys)
+    number = int(constant.replace("\N{MINUS SIGN}", "-") or 0)
+    assert odds.context["odds"]["test_base"] == levels + number
+    assert odds.context["odds"]["gst"] == 4 + 2 * len(keys)
+
+
+@pytest.mark.parametrize(
+    ("typed", "message"),
+    [
+        ("tjugo", "“tjugo” is not a whole number"),
+        ("1000", "“1000” is too large: the constant in the TB is at most ±99."),
+        ("-100", "“-100” is too large"),
+        ("2.5", "“2.5” is not a whole number"),
+    ],
+)
+def test_a_bad_constant_is_refused_with_what_was_typed(
+    alice_client, campaign, albert_in_campaign, typed, message
+):
+    """p. 15: a constant in the TB is a whole number (here at most ±99). A wrong one is
+    said in the tray and in the chance box, quoting what was typed, and nothing is rolled."""
+    alice_client.cookies[settings.LANGUAGE_COOKIE_NAME] = "en"
+    data = {
+        "mode": "test",
+        "character": albert_in_campaign.pk,
+        "properties": ["willpower"],
+        "constant": typed,
+    }
+    response = alice_client.post(reverse("table:roll", args=[campaign.pk]), data, headers=HTMX)
+    assert response.status_code == 200
+    assert message in response.content.decode()
+    form = response.context["form"]
+    assert list(form.errors) == ["constant"]
+    assert form.data["constant"] == typed  # the bound form keeps what was typed
+    odds = alice_client.get(reverse("table:odds", args=[campaign.pk]), data)
+    assert 'data-testid="odds-error"' in odds.content.decode()
+    assert message in odds.content.decode()
+    assert odds.context["odds"] is None
+    # Without JavaScript the page says it too (the tray starts afresh, as for any error).
+    response = alice_client.post(reverse("table:roll", args=[campaign.pk]), data, follow=True)
+    assert message in response.content.decode()
+    assert not RollEvent.objects.exists()
+
+
+def test_the_api_takes_an_empty_tb_or_a_constant_as_the_tb_itself(client):
+    """The JSON API's chance takes the TB as a number, not properties: an empty TB is tb=0
+    against GST 4 (p. 14), VIL + 20 is tb = VIL + 20 against the psyktrauma sum (p. 15)."""
+    response = client.get("/api/v1/aoristos/odds", {"hand": "1B1T", "tb": "0", "st": "4"})
+    assert response.status_code == 200
+    assert response.json()["p_success"] == pytest.approx(float(p_success(test_hand(), 0, 4)))
+    response = client.get("/api/v1/aoristos/odds", {"hand": "1B1T", "tb": "23", "st": "25"})
+    assert response.json()["p_success"] == pytest.approx(float(p_success(test_hand(), 23, 25)))
+
+
+@pytest.mark.parametrize(
+    ("query", "error"),
+    [
+        ({"hand": "1B1T", "tb": "VIL+20", "st": "25"}, "tb must be an integer"),
+        ({"hand": "1B1T", "tb": "", "st": "4"}, "tb must be an integer"),
+        ({"hand": "1B1T", "st": "4"}, "missing query parameter 'tb'"),
+        ({"hand": "1B1T", "tb": "0", "st": "4", "constant": "20"}, "unknown key 'constant'"),
+        ({"hand": "1B1T", "tb": "99999", "st": "4"}, "tb must be between"),
+    ],
+)
+def test_the_api_answers_a_tb_it_cannot_read_with_400(client, query, error):
+    """p. 15: "VIL + 20" is the table's name for a TB, not a TB the API reads; a bad TB is
+    400 {"error": ...}, never 500."""
+    response = client.get("/api/v1/aoristos/odds", query)
+    assert response.status_code == 400
+    assert error in response.json()["error"]
