@@ -6,6 +6,7 @@ and the site's directory as the working directory:
     python bench/live_db.py seed '{"players": 1000, "rate_clients": 16, "writers": 50}'
     python bench/live_db.py check '{"campaign": 123}'
     python bench/live_db.py rebuild '{"events": 500, "records": 500, "samples": 200, "reps": 3}'
+    python bench/live_db.py chronicle '{"encounters": [12, 13]}'
 
 Each prints one JSON object on stdout. Seeding is fast: one password hash for every user,
 bulk inserts, one transaction. Three campaigns keep the measurements apart: "fanout" (a
@@ -19,6 +20,13 @@ stress dice, is stored as the campaign's next event and broadcast). `rebuild` bu
 encounter of that kind in a campaign of its own until its log holds the events (and then
 the records) asked for, and times rebuilding its state from the log (`combat.services`:
 forget, then folded) beside reading the same rows without decoding them.
+
+The chronicle (issue 9): `seed` also makes `chronicles` campaigns of their own, each
+with the first `chronicle_pages` fan-out players as members (their pages hold the
+streams), six characters and the campaign's chronicle with a wounded body for each
+(`wounded_chronicle`), so that every advance the benchmark measures starts from the
+same situation; `chronicle` reads back what each measured advance stored: its events
+by kind, and the living bodies before and after it.
 """
 
 import json
@@ -26,6 +34,7 @@ import os
 import random
 import statistics
 import sys
+from collections import Counter
 from pathlib import Path
 from time import perf_counter
 
@@ -52,6 +61,9 @@ from characters import services as advancement  # noqa: E402
 from characters.models import Character, DpEntry, default_skills  # noqa: E402
 from combat import services as combat  # noqa: E402
 from combat.models import CombatRecord  # noqa: E402
+from rules.aoristos.aftermath.engine import survival  # noqa: E402
+from rules.aoristos.combat import figures as combat_figures  # noqa: E402
+from rules.engine import replay  # noqa: E402
 from table.models import MembershipEvent, NoticeEvent, RollEvent  # noqa: E402
 
 # Albert of the tests (tests/conftest.py); a skill at 2 so that each raise costs UP.
@@ -128,8 +140,92 @@ def started_encounter(campaign: Campaign, name: str) -> dict:
     }
 
 
+# Six characters as a fight leaves them (p. 13-14: damage d on the torso or head bleeds
+# d - 1 and adds d - 1 organtrauma, on a limb it bleeds d - 1; 5+ organtrauma is unstable:
+# a healing test every hour). The two torso 6s are bandaged at once (first aid, Livräddning
+# 3 with modern bandages: bleed rate 5 -> 1) and go to hospital care; the others rest.
+CHRONICLE_WOUNDS = [
+    {"area": "torso", "damage": 6, "aid": True},
+    {"area": "torso", "damage": 6, "aid": True},
+    {"area": "torso", "damage": 4},
+    {"area": "torso", "damage": 3},
+    {"area": "left_leg", "damage": 5},
+    {"area": "right_arm", "damage": 3},
+]
+FIRST_AID = {"levels": [3], "equipment": ["modern_bandage"]}
+HOSPITAL = {
+    "activity": "cared",
+    "environment": "hospital",
+    "rest": "thorough",
+    "care": "professional",
+}
+
+
+def fight_survival(organ_trauma: int) -> list:
+    """The survival roll of a fight the character came out of alive (the chronicle takes a
+    fight's roll as made, `combat.services.fight_wounds`): rolled until it is survived, so
+    that every seeded chronicle starts with six living bodies."""
+    while True:
+        dice, result, trauma, alive = survival(organ_trauma, combat.rng)
+        if alive:
+            return [list(dice), result, trauma, alive]
+
+
+def wounded_chronicle(gm, players: list, name: str) -> dict:
+    """A campaign of its own whose chronicle holds six wounded characters (the GM's
+    commands, as the chronicle page and a fight's end make them): what one measured
+    "advance a week" starts from."""
+    campaign = campaign_with(gm, players, name)
+    membership = gm_membership(campaign)
+    owners = players or [gm]
+    characters = Character.objects.bulk_create(
+        Character(
+            owner=owners[i % len(owners)],
+            campaign=campaign,
+            name=f"Wounded {i + 1}",
+            attributes=ATTRIBUTES,
+            skills=default_skills(),
+        )
+        for i in range(len(CHRONICLE_WOUNDS))
+    )
+    chronicle = combat.chronicle_sync(combat.chronicle_for(campaign), membership)
+    aided = []
+    for character, wound in zip(characters, CHRONICLE_WOUNDS, strict=True):
+        body = combat.body_id(character.pk)
+        data = {
+            "type": "add_wound",
+            "id": body,
+            "area": wound["area"],
+            "damage": wound["damage"],
+            "source": "Bench: the fight",
+        }
+        trauma = combat_figures.wound(wound["damage"], wound["area"])["organ_trauma"]
+        if trauma:
+            data["survival"] = fight_survival(trauma)
+        command(chronicle.pk, membership, data)
+        if wound.get("aid"):
+            command(chronicle.pk, membership, {"type": "first_aid", "id": body, **FIRST_AID})
+            aided.append(body)
+    chronicle, _record, after = command(
+        chronicle.pk, membership, {"type": "set_circumstances", "ids": aided, **HOSPITAL}
+    )
+    campaign.refresh_from_db()
+    return {
+        "campaign": campaign.pk,
+        "id": chronicle.pk,
+        "version": chronicle.version,
+        "seq": campaign.event_seq,
+        "bodies": [b.id for b in after.state.bodies],
+        "alive": sum(b.alive for b in after.state.bodies),
+        "organ_trauma": [b.organ_trauma for b in after.state.bodies],
+        "bleed_rate": [b.bleed_rate for b in after.state.bodies],
+    }
+
+
 @transaction.atomic
-def seed(players: int, rate_clients: int, writers: int) -> dict:
+def seed(
+    players: int, rate_clients: int, writers: int, chronicles: int = 0, chronicle_pages: int = 0
+) -> dict:
     password = make_password("bench-password")
     tag = f"b{random.randrange(10**6):06d}-"
     gm = users(f"{tag}gm", 1, password)[0]
@@ -158,13 +254,21 @@ def seed(players: int, rate_clients: int, writers: int) -> dict:
     fanout_encounter = started_encounter(fanout, "Bench: fan-out")
     rate_encounters = [started_encounter(rate, f"Bench: rate {i}") for i in range(rate_clients)]
     fanout.refresh_from_db()
+    readers = fanout_players[:chronicle_pages]
+    wounded = [wounded_chronicle(gm, readers, f"Bench: chronicle {i}") for i in range(chronicles)]
+    fanout_sessions = [session_for(user) for user in fanout_players]
     return {
         "fanout": {
             "campaign": fanout.pk,
             "seq": fanout.event_seq,  # the encounter's set-up records are events 1..3
             "gm": session_for(gm),
-            "players": [session_for(user) for user in fanout_players],
+            "players": fanout_sessions,
             "encounter": fanout_encounter,
+        },
+        "chronicle": {
+            # the first fan-out players: members of every chronicle campaign, one page each
+            "players": fanout_sessions[:chronicle_pages],
+            "chronicles": wounded,
         },
         "rate": {
             "campaign": rate.pk,
@@ -352,16 +456,53 @@ def rebuild(events: int, records: int, samples: int, reps: int) -> dict:
     return out
 
 
+def chronicle_check(encounter_ids: list[int]) -> dict:
+    """What the last record of each chronicle (the measured advance) stored: its events by
+    kind, its log lines, and the living bodies before and after it."""
+    from combat.models import Encounter
+
+    out = {}
+    for pk in encounter_ids:
+        encounter = Encounter.objects.get(pk=pk)
+        engine = combat.engine_of(encounter)
+        last = CombatRecord.objects.filter(encounter_id=pk).order_by("-version").first()
+        log_ = combat.records(pk, engine)
+        initial = combat.initial_state(encounter, engine)
+        before = replay(engine, initial, log_[:-1]).state
+        after = replay(engine, initial, log_).state
+        out[str(pk)] = {
+            "version": encounter.version,
+            "command": last.command,
+            "events": len(last.events),
+            "kinds": dict(Counter(e.get("_", "?") for e in last.events)),
+            "lines": len(last.lines),
+            "public_lines": len(last.public_lines),
+            "json_bytes": len(json.dumps(last.events)),
+            "alive_before": sum(b.alive for b in before.bodies),
+            "alive_after": sum(b.alive for b in after.bodies),
+            "bodies": len(after.bodies),
+        }
+    return out
+
+
 if __name__ == "__main__":
     command_name, arguments = sys.argv[1], json.loads(sys.argv[2])
     if command_name == "seed":
-        result = seed(arguments["players"], arguments["rate_clients"], arguments["writers"])
+        result = seed(
+            arguments["players"],
+            arguments["rate_clients"],
+            arguments["writers"],
+            arguments.get("chronicles", 0),
+            arguments.get("chronicle_pages", 0),
+        )
     elif command_name == "check":
         result = check(arguments["campaign"])
     elif command_name == "rebuild":
         result = rebuild(
             arguments["events"], arguments["records"], arguments["samples"], arguments["reps"]
         )
+    elif command_name == "chronicle":
+        result = chronicle_check(arguments["encounters"])
     else:
         raise SystemExit(f"unknown command {command_name!r}")
     out = Path(arguments["out"]) if "out" in arguments else None

@@ -108,6 +108,13 @@ def test_quick_benchmark_prints_every_row(tmp_path):
         row = rows[named(*parts)[0]]
         assert row[5].startswith("0 errors"), row  # every command accepted, none stale
         assert "p50 ×" in row[7], row
+    # Advancing the chronicle a week for six wounded characters: stored, on every page.
+    (week,) = named("chronicle: advance 1 week", "wounded")
+    row = rows[week]
+    assert row[1].endswith(" ms"), row
+    assert "every page got every advance" in row[5], row
+    assert "events per advance" in row[5], row
+    assert row[9] in {"yes", "**NO**"}, row
     for parts in [("rebuild a 500-event encounter",), ("rebuild a 500-record encounter",)]:
         assert len(named(*parts)) == 1, (parts, names)
         row = rows[named(*parts)[0]]
