@@ -2,10 +2,12 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.functional import SimpleLazyObject
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from campaigns.access import Access, get_campaign, get_character
+from characters.body import body_context
 from characters.forms import CharacterForm, ItemForm, OddsForm, issue_message
 from characters.models import Character, Item
 from characters.terms import ATTRIBUTE_TERMS, SECONDARY_TERMS, SKILL_TERMS, test_label
@@ -245,6 +247,8 @@ def sheet_context(character: Character, access: Access, *, odds_query=None, item
     # A test uses the effective RÖR under load; the sheet lists the levels themselves.
     test_levels, odds_form, odds = sheet_test(character, odds_query, levels=levels, load=load)
     can_roll = access >= Access.EDIT and character.campaign_id is not None
+    items = character.items.all()  # read once, by whichever of the page's parts comes first
+    catalogue = item_catalogue(character) if access >= Access.EDIT and item_form is None else None
     context = {
         "character": character,
         "access": access,
@@ -259,16 +263,25 @@ def sheet_context(character: Character, access: Access, *, odds_query=None, item
         "test_levels": test_levels,
         "odds_form": odds_form,
         "odds": odds,
-        "items": character.items.all(),
+        "items": items,
         "load": load,
-        "item_form": item_form
-        or ItemForm(catalogue=item_catalogue(character) if access >= Access.EDIT else None),
+        "item_form": item_form or ItemForm(catalogue=catalogue),
+        # Read only where the page shows it (not for the odds or the equipment alone).
+        "body": SimpleLazyObject(lambda: sheet_body(character, access, items, catalogue)),
     }
     if can_roll:
         from table.sheet import roller_context  # table.sheet renders this page too
 
         context |= roller_context(character, odds_form, test_levels)
     return context
+
+
+def sheet_body(character: Character, access: Access, items, catalogue) -> dict:
+    """The sheet's body section (`characters.body`): everyone who sees the sheet sees it.
+    The catalogue is read for the armour only when the character carries some from it."""
+    if catalogue is None and any(item.catalogue.startswith("armour:") for item in items):
+        catalogue = item_catalogue(character)
+    return body_context(character, items, catalogue or {}, is_gm=access >= Access.GM)
 
 
 @login_required

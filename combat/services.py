@@ -515,3 +515,35 @@ def chronicle_import(encounter: Encounter, membership) -> None:
     except (Stale, RulesError):
         log.warning("chronicle: %s's wounds not carried over (the chronicle changed meanwhile)",
                     encounter)
+
+
+# The character sheet's body (issue 9): the chronicle read, never made ---------------------
+
+
+def chronicle_of(campaign_id: int) -> Encounter | None:
+    """The campaign's chronicle if the GM's chronicle page has made it, else None: a
+    reader (a character's sheet) makes nothing."""
+    found = Encounter.objects.filter(campaign_id=campaign_id, kind=Encounter.Kind.CHRONICLE)
+    return next(iter(found.order_by()[:1]), None)
+
+
+def records_concerning(encounter_id: int, combatant_id: str, *, limit: int) -> list[tuple]:
+    """The newest `limit` records of an encounter with an event of `combatant_id`'s (an
+    event's "id"), newest first, as (version, seq, events, created_at): one query, the
+    filter in the database. PostgreSQL tests JSON containment; SQLite, which has none,
+    the stored JSON text, a superset (the caller reads each event's "id" again)."""
+    from django.db.models import TextField
+    from django.db.models.functions import Cast
+
+    rows = CombatRecord.objects.filter(encounter_id=encounter_id)
+    if connection.features.supports_json_field_contains:
+        rows = rows.filter(events__contains=[{"id": combatant_id}])
+    else:
+        import json
+
+        needle = json.dumps({"id": combatant_id})[1:-1]  # "id": "ch7", as stored
+        rows = rows.alias(events_text=Cast("events", TextField())).filter(
+            events_text__contains=needle
+        )
+    rows = rows.order_by("-version").values_list("version", "seq", "events", "created_at")
+    return list(rows[:limit])
