@@ -121,7 +121,7 @@ class RollForm(HandForm):
     still needs a character: the one who rolls."""
 
     field_order = [
-        *("mode", "hand", "purpose", "character", "properties", "constant"),
+        *("mode", "hand", "purpose", "character", "properties", "empty", "constant"),
         *("free", "forced", "threshold", "secret"),
     ]
 
@@ -134,6 +134,8 @@ class RollForm(HandForm):
         widget=forms.CheckboxSelectMultiple,
         choices=[(key, label(key)) for key in rules.ATTRIBUTES + rules.SKILLS],
     )
+    # Said on purpose: a tap on "roll" with nothing ticked is a slip, not a test of nothing.
+    empty = forms.BooleanField(label=_("Empty TB: a test of nothing (GST 4)"), required=False)
     constant = ConstantField(label=_("Constant in the TB"), required=False, initial=0)
     free = forms.IntegerField(
         label=_("Free dice (F)"), min_value=0, max_value=5, required=False, initial=0
@@ -159,6 +161,8 @@ class RollForm(HandForm):
             self.character = self.chosen_character(cleaned.get("character", ""))
             if self.character is None:
                 self.add_error("character", _("Choose a character to test."))
+            elif not cleaned.get("properties") and not cleaned.get("empty"):
+                self.add_error("properties", _("Choose the properties the test is of."))
         return cleaned
 
     def chosen_character(self, text: str):

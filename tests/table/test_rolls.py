@@ -542,7 +542,7 @@ def test_a_test_of_nothing_rolls_an_empty_tb_against_gst_4(
     rolls; it shows at the table and in the history as "tomt TB" ("empty TB")."""
     alice_client.cookies[settings.LANGUAGE_COOKIE_NAME] = language
     url = reverse("table:roll", args=[campaign.pk])
-    data = {"mode": "test", "character": albert_in_campaign.pk, "threshold": ""}
+    data = {"mode": "test", "character": albert_in_campaign.pk, "threshold": "", "empty": "on"}
     odds = alice_client.get(reverse("table:odds", args=[campaign.pk]), data).context["odds"]
     assert (odds["test_base"], odds["gst"], odds["threshold"]) == (0, 4, 4)
     assert odds["percent"] == pytest.approx(100 * float(p_success(test_hand(), 0, 4)))
@@ -567,6 +567,10 @@ def test_a_test_of_nothing_rolls_an_empty_tb_against_gst_4(
     )
     history = alice_client.get(reverse("table:history", args=[campaign.pk])).content.decode()
     assert empty_tb(language) in history.split('id="roll-1"')[1].split("</li>")[0]
+    # Nothing ticked is a slip, not a test of nothing: the empty TB is said on purpose.
+    slip = alice_client.post(url, data | {"empty": ""}, headers=HTMX).content.decode()
+    assert 'class="error"' in slip
+    assert RollEvent.objects.count() == 1
     # Without a character there is no one to roll: refused, nothing stored.
     response = alice_client.post(url, {"mode": "test"}, headers=HTMX)
     assert 'class="error"' in response.content.decode()
@@ -620,7 +624,8 @@ def test_a_constant_is_named_with_its_sign_after_the_properties(
     """p. 5 and p. 15: the constant follows the properties in the test's name, a negative
     one with a real minus sign; with no property it follows "empty TB" (TB 0, GST 4, p. 14)."""
     alice_client.cookies[settings.LANGUAGE_COOKIE_NAME] = "en"
-    data = {"mode": "test", "character": albert_in_campaign.pk, "properties": keys}
+    data = {"mode": "test", "character": albert_in_campaign.pk, "properties": keys,
+            "empty": "on" if not keys else ""}
     odds = alice_client.get(
         reverse("table:odds", args=[campaign.pk]), data | {"constant": constant}
     )
