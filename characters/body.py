@@ -47,16 +47,6 @@ def figure(pieces: list, body: dict | None) -> list[dict]:
     ]
 
 
-def _event_time(event) -> str | None:
-    """When an event happened in the chronicle's time (a wound: when it was dealt)."""
-    at = getattr(event, "at", None)
-    if at is None:
-        at = getattr(getattr(event, "wound", None), "dealt", None)
-    if at is None:
-        at = getattr(getattr(event, "disorder", None), "at", None)
-    return at.isoformat(timespec="minutes") if at is not None else None
-
-
 def timeline(chronicle, engine, result, body_id: str, viewer: Viewer) -> list[dict]:
     """What happened to the body, newest first, at most TIMELINE entries: each a log line
     of the chronicle's (the engine's `describe` of the record's events of this body only,
@@ -81,13 +71,8 @@ def timeline(chronicle, engine, result, body_id: str, viewer: Viewer) -> list[di
             described = engine.describe(result.state, mine, viewer) if mine else []
         except RulesError:  # a record this engine no longer reads: the chronicle shows it
             continue
-        times: dict[str, list] = {}
-        for event in mine:
-            times.setdefault(type(event).__name__, []).append(_event_time(event))
-        lines = [
-            (line.get("at") or line.get("last") or _time_of(line["kind"], times), line)
-            for line in described
-        ]
+        # Each line carries its time in the chronicle (a summing line: its last one's).
+        lines = [(line.get("at") or line.get("last"), line) for line in described]
         # Newest first within the record too: a summing line ("15 more like that") is
         # described last, whatever its time. Lines of one time stay newest first.
         lines.reverse()
@@ -107,13 +92,6 @@ def timeline(chronicle, engine, result, body_id: str, viewer: Viewer) -> list[di
             if len(entries) == TIMELINE:
                 return entries
     return entries
-
-
-def _time_of(kind: str, times: dict[str, list]) -> str | None:
-    """For a line without a time of its own (a wound's), its event's: the next of the
-    record's events of that kind, in order."""
-    left = times.get(kind)
-    return left.pop(0) if left else None
 
 
 def body_context(character: Character, items, catalogue: dict, *, is_gm: bool) -> dict:

@@ -17,6 +17,7 @@ check, decide, evolve, describe and show, and stores what the engine returns.
 """
 
 import functools
+import json
 import logging
 import secrets
 import threading
@@ -24,6 +25,8 @@ from collections import OrderedDict
 from datetime import timedelta
 
 from django.db import IntegrityError, connection, transaction
+from django.db.models import TextField
+from django.db.models.functions import Cast
 from django.utils import timezone
 
 from combat.models import CatalogueItem, CombatRecord, Encounter
@@ -524,7 +527,7 @@ def chronicle_of(campaign_id: int) -> Encounter | None:
     """The campaign's chronicle if the GM's chronicle page has made it, else None: a
     reader (a character's sheet) makes nothing."""
     found = Encounter.objects.filter(campaign_id=campaign_id, kind=Encounter.Kind.CHRONICLE)
-    return next(iter(found.order_by()[:1]), None)
+    return found.first()
 
 
 def records_concerning(encounter_id: int, combatant_id: str, *, limit: int) -> list[tuple]:
@@ -532,15 +535,10 @@ def records_concerning(encounter_id: int, combatant_id: str, *, limit: int) -> l
     event's "id"), newest first, as (version, seq, events, created_at): one query, the
     filter in the database. PostgreSQL tests JSON containment; SQLite, which has none,
     the stored JSON text, a superset (the caller reads each event's "id" again)."""
-    from django.db.models import TextField
-    from django.db.models.functions import Cast
-
     rows = CombatRecord.objects.filter(encounter_id=encounter_id)
     if connection.features.supports_json_field_contains:
         rows = rows.filter(events__contains=[{"id": combatant_id}])
     else:
-        import json
-
         needle = json.dumps({"id": combatant_id})[1:-1]  # "id": "ch7", as stored
         rows = rows.alias(events_text=Cast("events", TextField())).filter(
             events_text__contains=needle

@@ -145,6 +145,14 @@ def test_lasting_disorders_take_10_and_the_diagnosable_variant_10_more_p15():
     body = state.body("ch1")
     assert (developed.removed, body.psych_trauma) == (10, 5)
     assert [(d.kind, d.removed) for d in body.disorders] == [("diagnosable", 20)]
+    # The page's "becomes diagnosable" button sends no new words: the old ones stay.
+    kept, _ = run(gain(chronicle(), amount=12)[0], {"type": "take_disorder", "id": "ch1",
+                                                    "kind": "lasting", "description": "Räknar"})
+    kept, _ = run(kept, {"type": "take_disorder", "id": "ch1", "kind": "diagnosable",
+                         "develops": "d1"})
+    assert [(d.kind, d.description) for d in kept.body("ch1").disorders] == [
+        ("diagnosable", "Räknar")
+    ]
     state, (diagnosable,) = take(
         gain(chronicle(), 6, 6, amount=24)[0],
         "diagnosable",

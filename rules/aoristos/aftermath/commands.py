@@ -327,12 +327,16 @@ def parse_command(data: Any):
     if kind == "gain_psych_trauma":
         return _gain(data)
     if kind == "take_disorder":
+        develops = _text(data, "develops", None, longest=30) if data.get("develops") else None
         return TakeDisorder(
             id=_text(data, "id", longest=30),
             kind=_text(data, "kind", choices=DISORDER_KINDS),
-            description=_text(data, "description", longest=300),
+            # A lasting disorder that develops keeps its words unless new ones are given.
+            description=_optional_text(data, "description", 300)
+            if develops
+            else _text(data, "description", longest=300),
             effects=_optional_text(data, "effects", 300),
-            develops=_text(data, "develops", None, longest=30) if data.get("develops") else None,
+            develops=develops,
         )
     if kind == "cure_disorder":
         return CureDisorder(

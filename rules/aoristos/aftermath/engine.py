@@ -229,7 +229,7 @@ def disorder(state: Chronicle, body: Body, command: C.TakeDisorder) -> E.Disorde
         taken = developed.with_(
             kind="diagnosable",
             removed=developed.removed + removed,
-            description=command.description,
+            description=command.description or developed.description,
             effects=command.effects or developed.effects,
         )
     else:

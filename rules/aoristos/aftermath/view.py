@@ -168,6 +168,7 @@ def describe(state: Chronicle, events, viewer: Viewer) -> list[dict]:
         elif isinstance(event, E.WoundAdded):
             w = event.wound
             line.update(
+                at=_time(w.dealt),
                 area=w.area,
                 damage=w.damage,
                 bleed_rate=w.bleed_rate,
