@@ -1,8 +1,11 @@
 from django import forms
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from campaigns.models import AVAILABLE_SYSTEMS, JOIN_CODE_LENGTH, Campaign, RuleSystem
 from campaigns.services import MAX_NOTE
+from rules import RulesError
+from rules.system import HouseRule
 
 
 class CampaignForm(forms.ModelForm):
@@ -16,7 +19,7 @@ class CampaignForm(forms.ModelForm):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        # Phobia and T10 are listed so the choice is visible, but cannot be picked yet.
+        # T10 is listed so the choice is visible, but cannot be picked yet.
         self.fields["rule_system"].choices = [
             (
                 value,
@@ -26,14 +29,81 @@ class CampaignForm(forms.ModelForm):
             )
             for value, label in RuleSystem.choices
         ]
+        # Starting UP and the level cap are Aoristos's (p. 2-3): a system whose characters
+        # are entered has house rules instead (rules.system.HouseRule).
+        for name in self.POINTS_FIELDS:
+            self.fields[name].required = False
+            self.fields[name].widget.attrs["data-points-only"] = ""
+        self.house_rule_keys: list[str] = []
         if self.instance.pk:
             self.fields["rule_system"].disabled = True
+            system = self.instance.system
+            if system.builder != "points":
+                for name in self.POINTS_FIELDS:
+                    del self.fields[name]
+            house = self.instance.house()
+            for rule in system.house_rules:
+                self.fields[f"house_{rule.key}"] = house_rule_field(rule, house[rule.key])
+                self.house_rule_keys.append(rule.key)
+
+    POINTS_FIELDS = ("starting_dp", "level_cap")
 
     def clean_rule_system(self):
         system = self.cleaned_data["rule_system"]
         if system not in AVAILABLE_SYSTEMS:
-            raise forms.ValidationError(_("Only Aoristos can be played so far."))
+            raise forms.ValidationError(
+                _("Only %(systems)s can be played so far.")
+                % {"systems": ", ".join(RuleSystem(value).label for value in AVAILABLE_SYSTEMS)}
+            )
         return system
+
+    def clean(self):
+        cleaned = super().clean()
+        system = cleaned.get("rule_system") or self.instance.rule_system
+        for name in self.POINTS_FIELDS:
+            if name not in self.fields:
+                continue
+            if system == RuleSystem.AORISTOS:
+                if cleaned.get(name) is None and name not in self.errors:
+                    self.add_error(name, forms.Field.default_error_messages["required"])
+            else:  # hidden for other systems: whatever was typed there is not used
+                self.errors.pop(name, None)
+                cleaned[name] = self.instance._meta.get_field(name).get_default()
+        if self.house_rule_keys:
+            values = dict(self.instance.house_rules)
+            for key in self.house_rule_keys:
+                if f"house_{key}" in cleaned:
+                    values[key] = cleaned[f"house_{key}"]
+            try:
+                self.instance.system.house(values)
+            except RulesError as error:  # the system's message is a msgid
+                self.add_error(None, gettext(str(error)))
+            else:
+                self.instance.house_rules = values
+        return cleaned
+
+
+def house_rule_field(rule: HouseRule, value) -> forms.Field:
+    """A house rule as a form field: its name, and its default and the text it stands in
+    for as help, marked as a house rule (rules.system.HouseRule)."""
+    help_text = gettext("House rule; default %(default)s (%(text)s).") % {
+        "default": rule.default,
+        "text": rule.text,
+    }
+    if rule.help:
+        help_text += " " + gettext(rule.help)
+    common = {"label": gettext(rule.name), "initial": value, "help_text": help_text}
+    if rule.kind == "bool":
+        return forms.BooleanField(required=False, **common)
+    if rule.kind == "choice":
+        choices = [(key, gettext(label)) for key, label in rule.choices]
+        return forms.ChoiceField(choices=choices, **common)
+    return forms.IntegerField(
+        min_value=rule.minimum,
+        max_value=rule.maximum,
+        widget=forms.NumberInput(attrs={"inputmode": "numeric"}),
+        **common,
+    )
 
 
 class JoinCodeForm(forms.Form):

@@ -6,7 +6,9 @@ from django.db import models
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
+from rules import RulesError, get_system
 from rules.aoristos import character as rules
+from rules.engine import KINDS, engine_for
 
 # Join codes are read aloud and typed on phones: no 0/O, 1/I/L.
 JOIN_CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
@@ -28,7 +30,7 @@ class RuleSystem(models.TextChoices):
 
 
 # Systems a campaign can be created with today; the others arrive in later issues.
-AVAILABLE_SYSTEMS = (RuleSystem.AORISTOS,)
+AVAILABLE_SYSTEMS = (RuleSystem.AORISTOS, RuleSystem.PHOBIA)
 
 
 class Campaign(models.Model):
@@ -49,6 +51,9 @@ class Campaign(models.Model):
     gm = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="campaigns_run"
     )
+    # The GM's values for the rule system's house rules (rules.system.HouseRule), by key;
+    # a rule not stored here has its default.
+    house_rules = models.JSONField(default=dict, blank=True)
     gm_notes = models.TextField(_("GM notes"), blank=True)
     join_code = models.CharField(max_length=JOIN_CODE_LENGTH, unique=True, default=new_join_code)
     invite_token = models.CharField(max_length=64, unique=True, default=new_invite_token)
@@ -66,6 +71,27 @@ class Campaign(models.Model):
 
     def get_absolute_url(self):
         return reverse("campaigns:detail", args=[self.pk])
+
+    @property
+    def system(self):
+        """The campaign's rule system (rules.system.RuleSystem)."""
+        return get_system(self.rule_system)
+
+    @property
+    def engine_kinds(self) -> frozenset[str]:
+        """The engines the campaign's system has so far ("combat", "chronicle")."""
+        kinds = set()
+        for kind in KINDS:
+            try:
+                engine_for(self.rule_system, kind)
+            except RulesError:
+                continue
+            kinds.add(kind)
+        return frozenset(kinds)
+
+    def house(self) -> dict:
+        """Every house rule of the campaign's system: the GM's value or the default."""
+        return self.system.house(self.house_rules)
 
 
 class Membership(models.Model):

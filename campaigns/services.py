@@ -133,6 +133,9 @@ def campaign_update(*, campaign: Campaign) -> int:
     _lock_characters(campaign)
     old = Campaign.objects.select_for_update().get(pk=campaign.pk)
     characters = _lock_characters(campaign)  # again: one brought while we waited
+    if campaign.system.builder != "points":  # no level cap: the house rules are saved
+        campaign.save()
+        return 0
     if campaign.level_cap < old.level_cap:
         blocked = []
         for character in characters:
@@ -190,6 +193,9 @@ class BringCheck:
     levels_over: tuple[tuple[str, int], ...]
     held: int
     saved: int
+    # What else the campaign refuses, in the reader's language: a character of another
+    # rule system, or values outside the campaign's house rules.
+    problems: tuple[str, ...] = ()
 
     @property
     def spent(self) -> int:
@@ -201,11 +207,11 @@ class BringCheck:
 
     @property
     def fits(self) -> bool:
-        return not self.levels_over and not self.dp_over
+        return not self.levels_over and not self.dp_over and not self.problems
 
     def reasons(self) -> list[str]:
         """Why the campaign's rules refuse the character, in the reader's language."""
-        reasons = []
+        reasons = list(self.problems)
         if self.levels_over:
             reasons.append(
                 _("Levels above the campaign's level cap %(cap)s: %(levels)s.")
@@ -232,6 +238,8 @@ class BringCheck:
 
 
 def bring_check(*, campaign: Campaign, character: Character) -> BringCheck:
+    if character.rule_system != campaign.rule_system or campaign.system.builder != "points":
+        return entered_bring_check(campaign=campaign, character=character)
     awards = character.ledger.filter(kind=DpEntry.Kind.AWARD).aggregate(total=Sum("amount"))
     return BringCheck(
         character=character,
@@ -242,6 +250,37 @@ def bring_check(*, campaign: Campaign, character: Character) -> BringCheck:
         ),
         held=character.dp_budget + (awards["total"] or 0),
         saved=character.saved_dp(),
+    )
+
+
+def entered_bring_check(*, campaign: Campaign, character: Character) -> BringCheck:
+    """A character of another rule system never fits; one of a system whose characters are
+    entered fits when its values keep the campaign's house rules."""
+    problems = []
+    if character.rule_system != campaign.rule_system:
+        problems.append(
+            _("%(name)s is made for %(system)s; this campaign plays %(campaign)s.")
+            % {
+                "name": character.name,
+                "system": character.system.title,
+                "campaign": campaign.system.title,
+            }
+        )
+    else:
+        system = campaign.system
+        terms = {stat.key: stat.term for stat in system.attributes + system.skills}
+        for issue in system.check(character.values(), campaign.house()):
+            message = _(issue.message) % dict(issue.params)
+            term = terms.get(issue.field)
+            problems.append(f"{term.short}: {message}" if term else message)
+    return BringCheck(
+        character=character,
+        starting_dp=0,
+        level_cap=0,
+        levels_over=(),
+        held=0,
+        saved=0,
+        problems=tuple(problems),
     )
 
 
@@ -258,6 +297,9 @@ def _free_and_locked(character: Character, campaign: Campaign) -> tuple[Characte
     character = Character.objects.select_for_update().get(pk=character.pk)
     if character.campaign_id is not None:
         raise CampaignError(_("This character already plays in a campaign."))
+    if character.rule_system != campaign.rule_system:
+        # No GM can accept it: its values mean nothing under another system's rules.
+        raise BringRefused(bring_check(campaign=campaign, character=character))
     return character, Campaign.objects.select_for_update().get(pk=campaign.pk)
 
 

@@ -104,13 +104,28 @@ def detail_context(request, campaign, membership, *, answer_forms=None) -> dict:
         "is_gm": is_gm,
         "seats": seats,
         "pinned": JournalEntry.objects.filter(campaign=campaign, pinned=True).first(),
-        "my_free_characters": request.user.characters.filter(campaign__isnull=True),
+        # Only characters of the campaign's rule system can be brought.
+        "my_free_characters": request.user.characters.filter(
+            campaign__isnull=True, rule_system=campaign.rule_system
+        ),
+        "house_rules": house_rule_rows(campaign),
         "my_requests": my_requests(request, campaign),
     }
     if is_gm:
         context["invite_url"] = invite_url(request, campaign)
         context["pending_requests"] = pending_requests(campaign, answer_forms or {})
     return context
+
+
+def house_rule_rows(campaign) -> list[dict]:
+    """The campaign's house rules as the page shows them: each value, and whether it is
+    the rule's default (rules.system.HouseRule)."""
+    house = campaign.house()
+    return [
+        {"rule": rule, "name": _(rule.name), "value": house[rule.key],
+         "default": house[rule.key] == rule.default}
+        for rule in campaign.system.house_rules
+    ]
 
 
 def my_requests(request, campaign) -> list[BringRequest]:

@@ -6,6 +6,8 @@ from django.db import models
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
+from campaigns.models import RuleSystem
+from rules import get_system
 from rules.aoristos import character as rules
 
 
@@ -85,9 +87,17 @@ class Character(models.Model):
         default=rules.DEFAULT_LEVEL_CAP,
         validators=[MinValueValidator(0), MaxValueValidator(rules.MAX_LEVEL)],
     )
-    # Levels keyed by the glossary's code names; the rules core validates them.
+    # The rule system the character is made for (rules.get_system): a campaign seats only
+    # its own system's characters.
+    rule_system = models.CharField(
+        _("Rule system"), max_length=20, choices=RuleSystem, default=RuleSystem.AORISTOS
+    )
+    # Values keyed by the system's code names (glossary.md); the rules core validates them.
     attributes = models.JSONField(default=default_attributes)
     skills = models.JSONField(default=default_skills)
+    # What the system rolled once when the character was made (Phobia's Lugn 2T6): every
+    # die, rolled on the server and kept.
+    rolled = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -103,6 +113,19 @@ class Character(models.Model):
 
     def get_absolute_url(self):
         return reverse("characters:sheet", args=[self.pk])
+
+    @property
+    def system(self):
+        """The character's rule system (rules.system.RuleSystem)."""
+        return get_system(self.rule_system)
+
+    def values(self) -> dict[str, int]:
+        """Every stat's value for a system whose characters are entered (not bought): the
+        stored one, else the stat's default."""
+        system = self.system
+        stored = self.attributes | self.skills
+        return {stat.key: int(stored.get(stat.key, stat.default))
+                for stat in system.attributes + system.skills}
 
     def attribute(self, key: str) -> int:
         return int(self.attributes.get(key, rules.DEFAULT_ATTRIBUTE))

@@ -7,11 +7,14 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from campaigns.access import Access, get_campaign, get_character
+from campaigns.models import AVAILABLE_SYSTEMS, RuleSystem
 from characters.body import body_context
+from characters.entered import IDENTITY_FIELDS as ENTERED_IDENTITY
+from characters.entered import EnteredForm, derived_rows, house_of, issue_text
 from characters.forms import CharacterForm, ItemForm, OddsForm, issue_message
 from characters.models import Character, Item
 from characters.terms import ATTRIBUTE_TERMS, SECONDARY_TERMS, SKILL_TERMS, test_label
-from core.params import saved_text, strict_id
+from core.params import ParamError, saved_text, strict_id
 from rules.aoristos import character as rules
 from rules.aoristos import success
 
@@ -147,25 +150,75 @@ def secondary_values(secondary: rules.Secondary) -> list[dict]:
 @login_required
 def character_list(request):
     characters = request.user.characters.select_related("campaign")
-    rows = [{"character": c, "report": c.evaluate()} for c in characters]
+    rows = [
+        {"character": c, "report": c.evaluate()}
+        if c.system.builder == "points"
+        else {"character": c, "report": None, "derived": derived_rows(c)[:3]}
+        for c in characters
+    ]
     return render(request, "characters/list.html", {"rows": rows})
 
 
 def new_character(request) -> Character:
-    """A new character for the user; with ?campaign=ID, in that campaign with its UP and cap."""
+    """A new character for the user; with ?campaign=ID, in that campaign with its rule
+    system, UP and cap; else of ?system=NAME (default Aoristos)."""
     character = Character(owner=request.user)
     campaign_id = strict_id(request.GET.get("campaign"), name="campaign")
     if campaign_id is not None:
         campaign, _membership = get_campaign(request, campaign_id)
         character.campaign = campaign
+        character.rule_system = campaign.rule_system
         character.dp_budget = campaign.starting_dp
         character.level_cap = campaign.level_cap
+    else:
+        system = request.GET.get("system") or RuleSystem.AORISTOS
+        if system not in AVAILABLE_SYSTEMS:
+            raise ParamError(_("There is no rule system “%(name)s” to make a character for.")
+                             % {"name": system})
+        character.rule_system = system
     return character
+
+
+def entered_editor(request, character: Character, *, message: str):
+    """Create or edit a character of a system whose values are entered (characters.entered)."""
+    form = EnteredForm(request.POST or None, instance=character)
+    if request.method == "POST" and form.is_valid():
+        character = form.save(by=request.user)
+        messages.success(request, message % {"name": character.name})
+        return redirect(character)
+    status = 400 if form.is_bound else 200
+    return render(request, "characters/entered_edit.html", entered_context(form), status=status)
+
+
+def entered_context(form: EnteredForm) -> dict:
+    character = form.instance
+    stats = {stat.key: stat for stat in form.system.attributes + form.system.skills}
+
+    def rows(group):
+        return [{"stat": stat, "field": form[stat.key]} for stat in group]
+
+    problems = [
+        {"anchor": form[key].auto_id, "label": stats[key].term.label, "message": " ".join(errors)}
+        for key, errors in form.errors.items()
+        if key in stats
+    ]
+    return {
+        "form": form,
+        "system": form.system,
+        "character": character if character.pk else None,
+        "identity_rows": [form[key] for key in ENTERED_IDENTITY],
+        "attribute_rows": rows(form.system.attributes),
+        "skill_rows": rows(form.system.skills),
+        "derived": derived_rows(character, form.values()),
+        "problems": problems,
+    }
 
 
 @login_required
 def character_create(request):
     character = new_character(request)
+    if character.system.builder == "entered":
+        return entered_editor(request, character, message=_("%(name)s was created."))
     form = CharacterForm(
         request.POST or None, instance=character, locked=locked_fields(character, Access.EDIT)
     )
@@ -180,6 +233,8 @@ def character_create(request):
 @login_required
 def character_edit(request, pk: int):
     character, access = get_character(request, pk, Access.EDIT)
+    if character.system.builder == "entered":
+        return entered_editor(request, character, message=_("%(name)s was saved."))
     form = CharacterForm(
         request.POST or None, instance=character, locked=locked_fields(character, access)
     )
@@ -202,6 +257,10 @@ def character_preview(request, pk: int | None = None):
         character, access = new_character(request), Access.EDIT
     else:
         character, access = get_character(request, pk, Access.EDIT)
+    if character.system.builder == "entered":
+        form = EnteredForm(request.POST, instance=character)
+        form.is_valid()
+        return render(request, "characters/entered_edit.html#preview", entered_context(form))
     form = CharacterForm(request.POST, instance=character, locked=locked_fields(character, access))
     form.is_valid()
     after_save = request.POST.get("after-save") == "1"
@@ -225,9 +284,32 @@ def changed_rows(rows: list[dict], changed: str | None) -> list[dict]:
 @login_required
 def character_sheet(request, pk: int):
     character, access = get_character(request, pk, Access.VIEW)
+    if character.system.builder == "entered":
+        return render(request, "characters/entered_sheet.html",
+                      entered_sheet_context(character, access))
     context = sheet_context(character, access, odds_query=request.GET or None)
     template = "characters/sheet.html#odds" if request.htmx else "characters/sheet.html"
     return render(request, template, context)
+
+
+def entered_sheet_context(character: Character, access: Access) -> dict:
+    """The sheet of an entered system's character: its values, derived values with their
+    formulas, what was rolled when it was made, and what its campaign's house rules say of
+    it."""
+    values = character.values()
+    system = character.system
+    house = house_of(character)
+    return {
+        "character": character,
+        "system": system,
+        "access": access,
+        "can_edit": access >= Access.EDIT,
+        "is_gm": access >= Access.GM,
+        "attribute_rows": [{"stat": s, "value": values[s.key]} for s in system.attributes],
+        "skill_rows": [{"stat": s, "value": values[s.key]} for s in system.skills],
+        "derived": derived_rows(character),
+        "issues": [issue_text(issue) for issue in system.check(values, house)],
+    }
 
 
 def item_catalogue(character: Character) -> dict:

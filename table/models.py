@@ -130,6 +130,7 @@ class NoticeEvent(models.Model):
         AWARD = "award", _("UP award")
         JOURNAL = "journal", _("Journal post")
         RECAP = "recap", _("Pinned recap")
+        CREATION = "creation", _("Rolled for a new character")
 
     campaign = models.ForeignKey(
         "campaigns.Campaign", on_delete=models.CASCADE, related_name="notice_events"

@@ -7,27 +7,34 @@ import pytest
 
 import rules
 from rules import SYSTEMS, RulesError, get_system
+from rules.system import RuleSystem
 
 RULES_DIR = Path(rules.__file__).parent
 
 
-def test_get_system_returns_the_aoristos_package():
-    system = get_system("aoristos")
-    assert system is rules.aoristos
-    assert {"aoristos": rules.aoristos} == SYSTEMS
+def test_get_system_returns_each_system_by_its_campaign_name():
+    assert get_system("aoristos") is rules.aoristos.system.SYSTEM
+    assert get_system("phobia") is rules.phobia.system.SYSTEM
+    assert set(SYSTEMS) == {"aoristos", "phobia"}
+    assert all(system.name == name for name, system in SYSTEMS.items())
 
 
-@pytest.mark.parametrize("name", ["phobia", "", "Aoristos", None, ["aoristos"]])
+@pytest.mark.parametrize("name", ["t10", "", "Aoristos", None, ["aoristos"]])
 def test_get_system_rejects_unknown_names(name):
     with pytest.raises(RulesError, match="unknown rule system"):
         get_system(name)
 
 
 @pytest.mark.parametrize("name", sorted(SYSTEMS))
-def test_every_system_has_the_same_shape(name):
+def test_every_system_answers_the_interface(name):
+    """Everything rules.system.RuleSystem lists, so the apps need nothing else."""
     system = get_system(name)
-    for module in ("dice", "character", "combat"):
-        assert hasattr(system, module), f"{name} lacks {module}"
+    for member in RuleSystem.__protocol_attrs__:
+        assert hasattr(system, member), f"{name} lacks {member}"
+    assert system.builder in {"points", "entered"}
+    keys = [stat.key for stat in system.attributes + system.skills]
+    assert len(keys) == len(set(keys)), "a stat key is used twice"
+    assert system.house(None) == {rule.key: rule.default for rule in system.house_rules}
 
 
 def test_rules_error_is_a_value_error():

@@ -1,0 +1,157 @@
+"""Aoristos through the rule-system interface (:mod:`rules.system`).
+
+Aoristos characters are bought with UP (``builder = "points"``): the apps keep its own
+builder, ledger and advancement (characters/), which call :mod:`rules.aoristos.character`.
+What every system answers (terms, stats, derived values, tests, house rules) is here.
+"""
+
+from collections.abc import Mapping
+from typing import Any
+
+from rules.aoristos import character, dice, success
+from rules.errors import RulesError
+from rules.system import Derived, HouseRule, Issue, Stat, Term, TestPlan, TestResult
+
+__all__ = ["ATTRIBUTE_TERMS", "SECONDARY_TERMS", "SKILL_TERMS", "SYSTEM", "AoristosSystem"]
+
+ATTRIBUTE_TERMS = (
+    Term("physique", "Fysik", "FYS", "physique"),
+    Term("composure", "Kaosvana", "KAO", "composure"),
+    Term("agility", "Rörlighet", "RÖR", "agility"),
+    Term("alertness", "Sinnesnärvaro", "SIN", "alertness"),
+    Term("willpower", "Viljestyrka", "VIL", "willpower"),
+)
+
+SECONDARY_TERMS = (
+    Term("carrying_capacity", "Bärförmåga", "", "carrying capacity"),
+    Term("shock_tolerance", "Chocktolerans", "", "shock tolerance"),
+    Term("movement", "Förflyttning", "", "movement"),
+    Term("drive", "Handlingskraft", "", "drive"),
+    Term("toughness", "Härdighet", "", "toughness"),
+)
+
+SKILL_TERMS = (
+    Term("car", "Bil", "", "car"),
+    Term("blowpipe", "Blåsrör", "", "blowpipe"),
+    Term("airplane", "Flygplan", "", "airplane"),
+    Term("mechanics", "Mekanik", "", "mechanics"),
+    Term("helicopter", "Helikopter", "", "helicopter"),
+    Term("throwing", "Kast", "", "throwing"),
+    Term("climbing", "Klättring", "", "climbing"),
+    Term("first_aid", "Livräddning", "", "first aid"),
+    Term("motorboat", "Motorbåt", "", "motorboat"),
+    Term("motorcycle", "Motorcykel", "", "motorcycle"),
+    Term("melee_weapons", "Närstridsvapen", "", "melee weapons"),
+    Term("bow", "Pilbåge", "", "bow"),
+    Term("psychology", "Psykologi", "", "psychology"),
+    Term("riding", "Ritt", "", "riding"),
+    Term("sailboat", "Segelbåt", "", "sailboat"),
+    Term("swimming", "Simning", "", "swimming"),
+    Term("firearms", "Skjutvapen", "", "firearms"),
+    Term("brawling", "Slagsmål", "", "brawling"),
+    Term("sling", "Slunga", "", "sling"),
+    Term("evasion", "Undvika", "", "evasion"),
+    Term("wilderness", "Vildmark", "", "wilderness"),
+)
+
+FORMULAS = {  # p. 2, as the text writes them
+    "carrying_capacity": "4 × FYS",
+    "shock_tolerance": "VIL + 3",
+    "movement": "RÖR + 5",
+    "drive": "KAO + SIN/2 + 4",
+    "toughness": "FYS + 1",
+}
+
+
+class AoristosSystem:
+    name = "aoristos"
+    title = "Aoristos"
+    builder = "points"
+    template = "systems/aoristos"
+    attributes = tuple(
+        Stat(t, character.MIN_LEVEL, character.MAX_LEVEL, character.DEFAULT_ATTRIBUTE, "p. 2")
+        for t in ATTRIBUTE_TERMS
+    )
+    skills = tuple(
+        Stat(t, character.MIN_LEVEL, character.MAX_LEVEL, character.DEFAULT_SKILL, "p. 3")
+        for t in SKILL_TERMS
+    )
+    house_rules: tuple[HouseRule, ...] = ()  # the combat and chronicle engines keep theirs
+
+    def house(self, values: Mapping[str, Any] | None) -> dict:
+        return {}
+
+    def bounds(self, stat: Stat, house: Mapping[str, Any]) -> tuple[int, int]:
+        return stat.minimum, stat.maximum
+
+    def check(self, values: Mapping[str, int], house: Mapping[str, Any]) -> tuple[Issue, ...]:
+        """Levels out of 0-30 (the UP budget and level cap are the builder's: p. 2-3)."""
+        return tuple(
+            Issue(
+                stat.key,
+                "out_of_range",
+                "Level %(minimum)s-%(maximum)s.",
+                {"minimum": stat.minimum, "maximum": stat.maximum},
+            )
+            for stat in self.attributes + self.skills
+            if not stat.minimum <= values.get(stat.key, stat.default) <= stat.maximum
+        )
+
+    def creation_rolls(self, values: Mapping[str, int], rng) -> dict:
+        return {}  # an Aoristos character is bought, nothing is rolled (p. 2)
+
+    def derived(
+        self, values: Mapping[str, int], rolled: Mapping[str, Any], house: Mapping[str, Any]
+    ) -> tuple[Derived, ...]:
+        """The secondary attributes (p. 2), from the unmodified primaries."""
+        secondary = character.secondary({key: values[key] for key in character.ATTRIBUTES})
+        figures = secondary.as_dict()
+        return tuple(
+            Derived(term, figures[term.key], FORMULAS[term.key], "p. 2") for term in SECONDARY_TERMS
+        )
+
+    def testables(
+        self, values: Mapping[str, int], rolled: Mapping[str, Any], house: Mapping[str, Any]
+    ) -> tuple[tuple[Term, int], ...]:
+        return tuple((stat.term, values[stat.key]) for stat in self.attributes + self.skills)
+
+    def plan_test(
+        self, values: Mapping[str, int], request: Mapping[str, Any], house: Mapping[str, Any]
+    ) -> TestPlan:
+        """``request``: ``keys`` (the properties in the TB), ``free``/``forced`` dice,
+        ``threshold`` (None: the GST) and a ``constant`` in the TB (p. 5)."""
+        keys = request.get("keys", [])
+        if not isinstance(keys, list) or not all(k in values for k in keys):
+            raise RulesError("choose what to test")
+        planned = success.plan_test(
+            dict(values),
+            keys,
+            free=request.get("free", 0),
+            forced=request.get("forced", 0),
+            threshold=request.get("threshold"),
+            constant=request.get("constant", 0),
+        )
+        return TestPlan(
+            label=request.get("label", ""),
+            notation=str(planned.hand),
+            target=planned.threshold,
+            p_success=success.p_success(planned.hand, planned.test_base, planned.threshold),
+            params={"test_base": planned.test_base, "gst": planned.gst},
+        )
+
+    def roll_test(self, plan: TestPlan, rng) -> TestResult:
+        rolled = dice.roll(dice.parse_hand(plan.notation), rng)
+        outcome = success.resolve_test(plan.params["test_base"], plan.target, rolled)
+        return TestResult(
+            plan=plan,
+            dice=rolled.dice,
+            total=outcome.total,
+            success=outcome.success,
+            marks={"counted": list(rolled.counted), "margin": outcome.margin},
+        )
+
+    def result_of(self, stored: Mapping[str, Any]) -> TestResult:
+        raise RulesError("Aoristos rolls are stored in the roll's own columns")
+
+
+SYSTEM = AoristosSystem()

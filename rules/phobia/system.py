@@ -1,0 +1,175 @@
+"""Phobia through the rule-system interface (:mod:`rules.system`)."""
+
+from collections.abc import Mapping
+from typing import Any
+
+from rules.errors import RulesError
+from rules.phobia import character
+from rules.phobia.dice import MAX_OB_DICE, ObDice, ObRoll, roll
+from rules.phobia.success import Difficulty, modify_difficulty, odds, resolve_test
+from rules.system import (
+    Derived,
+    HouseRule,
+    Issue,
+    Stat,
+    Term,
+    TestPlan,
+    TestResult,
+    gettext_noop,
+    read_house_rules,
+)
+
+__all__ = ["SYSTEM", "PhobiaSystem"]
+
+# The named difficulties of table 1 (lines 53-65), Swedish on every page.
+DIFFICULTY_NAMES = {
+    Difficulty.VERY_EASY: "Mycket lätt",
+    Difficulty.EASY: "Lätt",
+    Difficulty.NORMAL: "Normalsvårt",
+    Difficulty.HARD: "Svårt",
+    Difficulty.VERY_HARD: "Mycket svårt",
+}
+
+MAX_MODIFIER = 10  # +-Ob10T6 of modifiers in one test is far beyond any the text names
+
+
+def _int(request: Mapping[str, Any], key: str, default: int) -> int:
+    value = request.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise RulesError(f"{key} must be a whole number")
+    return value
+
+
+class PhobiaSystem:
+    name = "phobia"
+    title = "Phobia"
+    builder = "entered"
+    template = "systems/phobia"
+    attributes: tuple[Stat, ...] = character.ATTRIBUTES
+    skills: tuple[Stat, ...] = character.SKILLS
+    house_rules: tuple[HouseRule, ...] = character.HOUSE_RULES
+    difficulties = DIFFICULTY_NAMES
+    max_difficulty = MAX_OB_DICE
+
+    def house(self, values: Mapping[str, Any] | None) -> dict:
+        house = read_house_rules(self.house_rules, values)
+        if house["attribute_min"] > house["attribute_max"]:
+            raise RulesError(gettext_noop("The lowest attribute must not be above the highest."))
+        return house
+
+    def bounds(self, stat: Stat, house: Mapping[str, Any]) -> tuple[int, int]:
+        """A stat's bounds in a campaign: the attributes' are house rules."""
+        if stat in self.attributes:
+            return house["attribute_min"], house["attribute_max"]
+        return stat.minimum, stat.maximum
+
+    def check(self, values: Mapping[str, int], house: Mapping[str, Any]) -> tuple[Issue, ...]:
+        return character.check(values, house)
+
+    def creation_rolls(self, values: Mapping[str, int], rng) -> dict:
+        return character.creation_rolls(rng)
+
+    def derived(
+        self, values: Mapping[str, int], rolled: Mapping[str, Any], house: Mapping[str, Any]
+    ) -> tuple[Derived, ...]:
+        return character.derived(values, rolled)
+
+    def testables(
+        self, values: Mapping[str, int], rolled: Mapping[str, Any], house: Mapping[str, Any]
+    ) -> tuple[tuple[Term, int], ...]:
+        """What a test may be rolled against: every attribute and skill (lines 329-350)
+        and Lugn (lines 210-229)."""
+        stats = [
+            (stat.term, values.get(stat.key, stat.default))
+            for stat in self.attributes + self.skills
+        ]
+        calm = next(d for d in self.derived(values, rolled, house) if d.key == "calm")
+        return (*stats, (calm.term, calm.value))
+
+    def plan_test(
+        self, values: Mapping[str, int], request: Mapping[str, Any], house: Mapping[str, Any]
+    ) -> TestPlan:
+        """``request``: ``stat`` (a key of ``testables``), ``difficulty`` (Ob dice, 0-20;
+        default 3, normal) and ``modifier`` (levels added or removed, e.g. -1 for "en nivå
+        enklare", summed first: lines 527-552). ``values``: the testables' values."""
+        key = request.get("stat")
+        if not isinstance(key, str) or key not in values:
+            raise RulesError("choose what to test")
+        chance = values[key]
+        base = _int(request, "difficulty", Difficulty.NORMAL)
+        if not 0 <= base <= MAX_OB_DICE:
+            raise RulesError(f"the difficulty is Ob0T6 to Ob{MAX_OB_DICE}T6")
+        modifier = _int(request, "modifier", 0)
+        if abs(modifier) > MAX_MODIFIER:
+            raise RulesError(f"modifiers add or remove at most {MAX_MODIFIER} dice")
+        dice = modify_difficulty(base, modifier)
+        exact = odds(dice, chance) if chance <= 200 else None
+        if exact is None:  # above the exact range every roll of Ob20T6 or less is odds-on
+            raise RulesError("a chance above 200 is not tested")
+        return TestPlan(
+            label=request.get("label") or key,
+            notation=f"Ob{dice}T6",
+            target=chance,
+            p_success=exact.success,
+            odds={"perfect": exact.perfect, "fumble": exact.fumble},
+            params={"stat": key, "difficulty": dice, "base": base, "modifier": modifier},
+        )
+
+    def roll_test(self, plan: TestPlan, rng) -> TestResult:
+        rolled = roll(ObDice(plan.params["difficulty"]), rng)
+        return self._result(plan, rolled)
+
+    def _result(self, plan: TestPlan, rolled: ObRoll) -> TestResult:
+        outcome = resolve_test(plan.target, rolled)
+        return TestResult(
+            plan=plan,
+            dice=rolled.first + rolled.rerolls,
+            first=rolled.first,
+            total=rolled.total,
+            success=outcome.success,
+            marks={
+                "effect": outcome.effect,
+                "perfect": outcome.perfect,
+                "fumble": outcome.fumble,
+                "rerolls": list(rolled.rerolls),
+                "capped": rolled.capped,
+            },
+        )
+
+    def stored(self, result: TestResult) -> dict:
+        """What the log keeps of a rolled test (read back by :meth:`result_of`)."""
+        return {
+            "notation": result.plan.notation,
+            "chance": result.plan.target,
+            "params": dict(result.plan.params),
+            "first": list(result.first),
+            "rerolls": list(result.marks["rerolls"]),
+            "total": result.total,
+            "capped": result.marks["capped"],
+        }
+
+    def result_of(self, stored: Mapping[str, Any]) -> TestResult:
+        try:
+            params = dict(stored["params"])
+            dice = ObDice(int(params["difficulty"]))
+            rolled = ObRoll(
+                dice,
+                tuple(stored["first"]),
+                tuple(stored["rerolls"]),
+                int(stored["total"]),
+                bool(stored.get("capped", False)),
+            )
+            chance = int(stored["chance"])
+        except (KeyError, TypeError, ValueError) as error:
+            raise RulesError(f"not a stored Phobia test: {error}") from None
+        plan = TestPlan(
+            label=params.get("stat", ""),
+            notation=str(dice),
+            target=chance,
+            p_success=odds(dice.count, chance).success,
+            params=params,
+        )
+        return self._result(plan, rolled)
+
+
+SYSTEM = PhobiaSystem()

@@ -1,0 +1,238 @@
+"""The rule-system interface: what the apps may ask of a rule system, as plain data.
+
+A campaign plays one rule system (its ``rule_system``, e.g. ``"phobia"``). The apps find
+it with :func:`rules.get_system` and call only what :class:`RuleSystem` lists, so a new
+system is a package under ``rules/`` with a ``SYSTEM`` object, its templates and its
+translations, and no change to the apps:
+
+* **Terms.** Every value a character has (attributes, skills, derived values) is a
+  :class:`Term`: its code name, the game's Swedish name and abbreviation (shown in every
+  language: they are what players read and say at the table) and an English gloss (shown
+  beside them in English). Names for the interface itself (house rules, help) are English
+  msgids marked with :func:`gettext_noop`, which the site translates.
+* **The character's shape.** ``builder`` names how a character is made: ``"points"``
+  (Aoristos: levels bought with UP, its own builder and ledger) or ``"entered"``
+  (values typed within bounds and checked by ``check``). ``attributes`` and ``skills``
+  are :class:`Stat` (a term with bounds and a default); ``derived`` computes the derived
+  values from a character's values and what was rolled at creation
+  (``creation_rolls``, rolled once on the server and kept).
+* **House rules.** Where a text gives no number, ``house_rules`` lists a
+  :class:`HouseRule` with its default and the place in the text it stands in for; the GM
+  edits them per campaign and pages mark them as house rules. ``house(values)`` reads a
+  campaign's stored values, filling defaults and refusing bad ones.
+* **Dice and tests.** ``plan_test`` turns a tray's request (what is tested, how hard) into
+  a :class:`TestPlan` with the exact odds shown before the roll; ``roll_test`` rolls it
+  with an injected ``rng`` into a :class:`TestResult`, every die kept. ``template`` is the
+  directory of the system's own templates (sheet sections, tray, roll lines).
+* **Combat and time.** The engines of :mod:`rules.engine` (``engine_for(name)``; the
+  chronicle with ``kind="chronicle"``).
+
+Everything here is plain Python: no Django.
+"""
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Protocol
+
+from rules.errors import RulesError
+
+__all__ = [
+    "Derived",
+    "HouseRule",
+    "Issue",
+    "RuleSystem",
+    "Stat",
+    "Term",
+    "TestPlan",
+    "TestResult",
+    "gettext_noop",
+    "read_house_rules",
+]
+
+
+def gettext_noop(message: str) -> str:
+    """Mark an English msgid for the site's translation (``makemessages`` finds it); the
+    apps translate it when they show it."""
+    return message
+
+
+@dataclass(frozen=True)
+class Term:
+    """A rule term: ``key`` in code, ``swedish`` and ``abbr`` on every page, ``gloss``
+    (English) beside them in the English interface."""
+
+    key: str
+    swedish: str
+    abbr: str = ""
+    gloss: str = ""
+
+    @property
+    def label(self) -> str:
+        """'Styrka (STY)' or 'Klättra': the term as the rule book writes it."""
+        return f"{self.swedish} ({self.abbr})" if self.abbr else self.swedish
+
+    @property
+    def short(self) -> str:
+        """'STY' or 'Klättra': how a test is named at the table."""
+        return self.abbr or self.swedish
+
+
+@dataclass(frozen=True)
+class Stat:
+    """A value a character has and a player enters or buys: an attribute or a skill."""
+
+    term: Term
+    minimum: int
+    maximum: int
+    default: int
+    text: str = ""  # where the rule text describes it
+
+    @property
+    def key(self) -> str:
+        return self.term.key
+
+
+@dataclass(frozen=True)
+class Derived:
+    """A derived value of a character: its term, value and the formula it came from (as
+    the text writes it, e.g. "(STY+TÅL+VIL)/3"), and where the text gives it."""
+
+    term: Term
+    value: int | None  # None: it needs a roll not made yet (a character being made)
+    formula: str
+    text: str = ""
+    unit: str = ""  # "m", "kg", ...
+
+    @property
+    def key(self) -> str:
+        return self.term.key
+
+
+@dataclass(frozen=True)
+class Issue:
+    """What is wrong with a character's values: ``field`` (a stat's key, or "" for the
+    whole character), a code and an English message (a msgid) with its parameters."""
+
+    field: str
+    code: str
+    message: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class HouseRule:
+    """A number or choice the rule text does not give: the campaign's GM sets it.
+
+    ``kind``: "int" (``minimum``..``maximum``), "bool" or "choice" (``choices``: value,
+    English label). ``text`` says what the rule text lacks and where; ``name`` and
+    ``help`` are English msgids."""
+
+    key: str
+    name: str
+    default: Any
+    kind: str = "int"
+    minimum: int | None = None
+    maximum: int | None = None
+    choices: tuple[tuple[str, str], ...] = ()
+    text: str = ""
+    help: str = ""
+
+    def read(self, raw: Any) -> Any:
+        """The house rule's value from stored or posted data; RulesError if it is bad."""
+        if self.kind == "bool":
+            if isinstance(raw, bool):
+                return raw
+            raise RulesError(f"{self.key} must be yes or no")
+        if self.kind == "choice":
+            if raw in {value for value, _label in self.choices}:
+                return raw
+            raise RulesError(f"{self.key} must be one of {', '.join(v for v, _ in self.choices)}")
+        if isinstance(raw, bool) or not isinstance(raw, int):
+            raise RulesError(f"{self.key} must be a whole number")
+        if (self.minimum is not None and raw < self.minimum) or (
+            self.maximum is not None and raw > self.maximum
+        ):
+            raise RulesError(f"{self.key} must be {self.minimum}-{self.maximum}")
+        return raw
+
+
+def read_house_rules(rules: Sequence[HouseRule], values: Mapping[str, Any] | None) -> dict:
+    """Every house rule's value: the stored one, or its default when none is stored (a
+    campaign made before the rule existed). Unknown keys are ignored; a bad value raises
+    RulesError."""
+    values = values or {}
+    return {
+        rule.key: rule.read(values[rule.key]) if rule.key in values else rule.default
+        for rule in rules
+    }
+
+
+@dataclass(frozen=True)
+class TestPlan:
+    """A test ready to roll, with its exact odds: ``label`` names what is tested (e.g.
+    "Klättra" or "SIN + Vildmark"), ``notation`` the dice ("Ob3T6", "2B"), ``target`` the
+    number the roll is measured against (a chance, a ST) and ``p_success`` the exact
+    probability; ``odds`` holds the system's other exact figures (perfect, fumble, ...)."""
+
+    label: str
+    notation: str
+    target: int
+    p_success: Fraction
+    odds: Mapping[str, Fraction] = field(default_factory=dict)
+    params: Mapping[str, Any] = field(default_factory=dict)  # what roll_test needs again
+
+
+@dataclass(frozen=True)
+class TestResult:
+    """A rolled test: every die (``dice``; ``first`` the first roll where a system keeps
+    it apart), the roll's ``total``, success and the system's own ``marks`` (perfect,
+    fumble, effect, margin ...), plain JSON-able values for the log."""
+
+    plan: TestPlan
+    dice: tuple[int, ...]
+    total: int
+    success: bool
+    first: tuple[int, ...] = ()
+    marks: Mapping[str, Any] = field(default_factory=dict)
+
+
+class RuleSystem(Protocol):
+    """What a rule system gives the apps (see the module's docstring)."""
+
+    name: str  # the campaign's rule_system value
+    title: str  # shown on pages, e.g. "Phobia"
+    builder: str  # "points" or "entered"
+    template: str  # its templates' directory, e.g. "systems/phobia"
+    attributes: tuple[Stat, ...]
+    skills: tuple[Stat, ...]
+    house_rules: tuple[HouseRule, ...]
+
+    def house(self, values: Mapping[str, Any] | None) -> dict:
+        """A campaign's house rules, defaults filled in; RulesError for bad values."""
+        ...
+
+    def check(self, values: Mapping[str, int], house: Mapping[str, Any]) -> tuple[Issue, ...]:
+        """What is wrong with a character's values under the campaign's house rules."""
+        ...
+
+    def creation_rolls(self, values: Mapping[str, int], rng) -> dict:
+        """What the text rolls once when a character is made (kept on the character)."""
+        ...
+
+    def derived(
+        self, values: Mapping[str, int], rolled: Mapping[str, Any], house: Mapping[str, Any]
+    ) -> tuple[Derived, ...]: ...
+
+    def plan_test(
+        self, values: Mapping[str, int], request: Mapping[str, Any], house: Mapping[str, Any]
+    ) -> TestPlan:
+        """A tray's request (what is tested and how hard, as plain data) as a plan with its
+        exact odds; RulesError (a reason for the player) when it is not a test."""
+        ...
+
+    def roll_test(self, plan: TestPlan, rng) -> TestResult: ...
+
+    def result_of(self, stored: Mapping[str, Any]) -> TestResult:
+        """A stored roll (what ``TestResult`` wrote to the log) read back."""
+        ...
