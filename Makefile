@@ -38,6 +38,7 @@ test-browser: $(VENV)/.test
 	$(PY) -m pytest -m browser
 
 bench: $(VENV)/.test
+	$(PY) bench/odds.py
 	$(PY) bench/live.py
 
 lint: $(VENV)/.test

@@ -7,3 +7,10 @@ class TableConfig(AppConfig):
 
     name = "table"
     verbose_name = _("Live table")
+
+    def ready(self):
+        # Phobia's exact odds read tables that take ~25 ms to build for Ob0T6..Ob10T6: built
+        # once per process here, so no request pays for them (issue 10: odds <= 1 ms).
+        from rules.phobia.success import warm
+
+        warm()

@@ -370,13 +370,18 @@ def roll(dice, rng=None):
 # rolls at most 2t - m dice (each six adds one die and every counted die adds at least 1),
 # so P(m dice total t) * 6**(2t - m) is an integer. The tables hold these integers; the
 # scales line up under convolution (exponents add), so no fractions are made until the
-# answer. _TABLE_BLOCK rounds the table length up so nearby values share one cache entry.
+# answer. Every table covers the totals 0..MAX_EXACT_TOTAL (one cache entry per dice
+# count), built by recurrences of a few terms per total rather than by convolutions:
+#
+# * one die, F = sum P(t) x**t, satisfies F = u + F**2/6 with u = (x + ... + x**5)/6 (a
+#   six is two more dice), so F = 3 - sqrt(w), w = 9 - x - ... - x**5; the square root
+#   y = sqrt(w) satisfies 2 w y' = w' y, that is, for t >= 1,
+#   18 t y[t] = sum over j = 1..5 of (2t - 3j) y[t - j], with y[0] = 3 and F[t] = -y[t];
+# * m dice: F**2 = 6F - 6u, so F**m = 6 F**(m-1) - 6u F**(m-2);
+# * the first roll's other dice (1-5 each) are a short polynomial: its products with a
+#   table skip the zeros beyond it.
 
-_TABLE_BLOCK = 64
-
-
-def _table_size(value: int) -> int:
-    return _TABLE_BLOCK * (value // _TABLE_BLOCK + 1)
+_TABLE_SIZE = MAX_EXACT_TOTAL + 1
 
 
 def _check_value(name: str, value: object) -> int:
@@ -389,38 +394,54 @@ def _check_value(name: str, value: object) -> int:
     return value
 
 
-@lru_cache(maxsize=8)
-def _one_die(size: int) -> tuple[int, ...]:
-    """Scaled P(one open-ended die totals t): t in 1..5 directly, any t as two dice."""
-    scaled = [0] * size
-    for t in range(1, size):
-        direct = 36 ** (t - 1) if t < SIDES else 0
-        scaled[t] = direct + sum(scaled[a] * scaled[t - a] for a in range(1, t))
+@lru_cache(maxsize=1)
+def _one_die() -> tuple[int, ...]:
+    """Scaled P(one open-ended die totals t), by the square-root recurrence above. The
+    table is S[t] = -y[t] * 6**(2t - 1); multiplying the recurrence by -6**(2t - 1)/18
+    gives t * S[t] = sum over j = 1..5 of (2t - 3j) * 36**(j - 1) * 2 S[t - j], where
+    2 S[0] stands for -2 y[0] / 6 = -1. The division by t is exact: S[t] is an integer."""
+    scaled = [0] * _TABLE_SIZE
+    for t in range(1, _TABLE_SIZE):
+        weighted = sum(
+            (2 * t - 3 * j) * 36 ** (j - 1) * (2 * scaled[t - j] if t > j else -1)
+            for j in range(1, min(t, SIDES - 1) + 1)
+        )
+        scaled[t] = weighted // t
     return tuple(scaled)
 
 
-def _multiply(a: tuple[int, ...], b: tuple[int, ...], size: int) -> tuple[int, ...]:
-    """The first ``size`` coefficients of the product of two polynomials (coefficient
-    tuples of at least ``size`` entries): a truncated convolution."""
+def _multiply(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
+    """The first :data:`_TABLE_SIZE` coefficients of the product of two polynomials
+    (coefficient tuples; ``b`` of at least that many entries, ``a`` of any length): a
+    truncated convolution, whose work is the length of ``a`` times the table's."""
+    size = _TABLE_SIZE
     reversed_b = b[size - 1 :: -1]  # reversed_b[size - 1 - j] == b[j]
     return tuple(sum(map(mul, a[: t + 1], reversed_b[size - 1 - t :])) for t in range(size))
 
 
-@lru_cache(maxsize=128)
-def _dice_totals(m: int, size: int) -> tuple[int, ...]:
-    """Scaled P(m open-ended dice total t), t < size: m dice are two smaller groups."""
+@lru_cache(maxsize=2 * MAX_OB_DICE + 1)
+def _dice_totals(m: int) -> tuple[int, ...]:
+    """Scaled P(m open-ended dice total t), t <= MAX_EXACT_TOTAL (m <= 40: the rerolls
+    of 20 sixes), by F**m = 6 F**(m-1) - 6u F**(m-2). Over 6**(2t - m), 6 F**(m-1) is the
+    (m-1)-dice table itself, and 6u's face f is the (m-2)-dice table at t - f times
+    36**(f - 1)."""
     if m == 0:
-        return (1,) + (0,) * (size - 1)
+        return (1,) + (0,) * (_TABLE_SIZE - 1)
     if m == 1:
-        return _one_die(size)
-    return _multiply(_dice_totals(m // 2, size), _dice_totals(m - m // 2, size), size)
+        return _one_die()
+    fewer, fewest = _dice_totals(m - 1), _dice_totals(m - 2)
+    scaled = list(fewer)
+    for t in range(_TABLE_SIZE):
+        for face in range(1, min(t, SIDES - 1) + 1):
+            scaled[t] -= 36 ** (face - 1) * fewest[t - face]
+    return tuple(scaled)
 
 
-@lru_cache(maxsize=128)
-def _dice_at_most(m: int, size: int) -> tuple[int, ...]:
-    """Scaled P(m open-ended dice total at most x) over 6**(2x - m), x < size."""
+@lru_cache(maxsize=2 * MAX_OB_DICE + 1)
+def _dice_at_most(m: int) -> tuple[int, ...]:
+    """Scaled P(m open-ended dice total at most x) over 6**(2x - m), x <= MAX_EXACT_TOTAL."""
     at_most, running = [], 0
-    for scaled in _dice_totals(m, size):
+    for scaled in _dice_totals(m):
         running = 36 * running + scaled
         at_most.append(running)
     return tuple(at_most)
@@ -429,7 +450,7 @@ def _dice_at_most(m: int, size: int) -> tuple[int, ...]:
 def _p_dice_at_most(m: int, value: int) -> Fraction:
     if value < 0:
         return Fraction(0)
-    scaled = _dice_at_most(m, _table_size(value))[value]
+    scaled = _dice_at_most(m)[value]
     return Fraction(scaled, 6 ** (2 * value - m)) if scaled else Fraction(0)
 
 
@@ -457,7 +478,7 @@ def distribution(dice: ObDice, up_to: int) -> dict[int, Fraction]:
         raise DiceError(f"exact odds are for Ob dice, got {dice!r}")
     if _check_value("up_to", up_to) < 0:
         return {}
-    totals = _dice_totals(dice.count, _table_size(up_to))
+    totals = _dice_totals(dice.count)
     m = dice.count
     return {t: Fraction(totals[t], 6 ** (2 * t - m)) for t in range(up_to + 1) if totals[t]}
 
@@ -478,13 +499,13 @@ def _five_sided_sums(count: int) -> tuple[int, ...]:
 
 
 @lru_cache(maxsize=256)
-def _first_roll_totals(n: int, sixes: int, size: int) -> tuple[int, ...]:
+def _first_roll_totals(n: int, sixes: int) -> tuple[int, ...]:
     """Scaled P(the first roll of n dice shows exactly ``sixes`` sixes and the total is
     t) over 6**(n + 2t): the first roll's other dice sum to s, the rerolls to t - s."""
-    others = _five_sided_sums(n - sixes)[:size]
-    weighted = tuple(w * 36**s for s, w in enumerate(others)) + (0,) * (size - len(others))
+    others = _five_sided_sums(n - sixes)[:_TABLE_SIZE]
+    weighted = tuple(w * 36**s for s, w in enumerate(others))
     ways = comb(n, sixes) * 36**sixes
-    product = _multiply(weighted, _dice_totals(2 * sixes, size), size)
+    product = _multiply(weighted, _dice_totals(2 * sixes))
     return tuple(ways * scaled for scaled in product)
 
 
@@ -498,7 +519,7 @@ def first_roll_distribution(dice: ObDice, sixes: int, up_to: int) -> dict[int, F
     _check_int("sixes", sixes)
     if _check_value("up_to", up_to) < 0 or not 0 <= sixes <= dice.count:
         return {}
-    scaled = _first_roll_totals(dice.count, sixes, _table_size(up_to))
+    scaled = _first_roll_totals(dice.count, sixes)
     n = dice.count
     return {t: Fraction(scaled[t], 6 ** (n + 2 * t)) for t in range(up_to + 1) if scaled[t]}
 

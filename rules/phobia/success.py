@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from enum import IntEnum
 from fractions import Fraction
 from functools import lru_cache
+from itertools import accumulate
 from types import MappingProxyType
 
 from rules.errors import RulesError
@@ -58,9 +59,11 @@ __all__ = [
     "relative_effect",
     "resolve_test",
     "success_test",
+    "warm",
 ]
 
 MAX_EXACT_CHANCE = MAX_EXACT_TOTAL
+WARM_DIFFICULTY = 10  # warm() covers Ob0T6..Ob10T6 (issue 10: "up to Ob10T6")
 
 
 class Difficulty(IntEnum):
@@ -248,6 +251,19 @@ def _pattern_rolls(n: int) -> tuple[tuple[int, int, int], ...]:
     return ((0, n, 1), *odd_die, (1, n - 1, n))
 
 
+@lru_cache(maxsize=MAX_OB_DICE + 1)
+def _few_sixes(n: int) -> tuple[tuple[Fraction, ...], tuple[Fraction, ...]]:
+    """The first roll of n dice shows at most one six (the rolls that can succeed by their
+    total): P(that and the total is t), and P(that and the total is at most t), for every
+    t = 0..MAX_EXACT_CHANCE. The same for every chance, so a new chance only reads them."""
+    dice = ObDice(n)
+    exactly = [Fraction(0)] * (MAX_EXACT_CHANCE + 1)
+    for sixes in (0, 1):
+        for total, p in first_roll_distribution(dice, sixes, MAX_EXACT_CHANCE).items():
+            exactly[total] += p
+    return tuple(exactly), tuple(accumulate(exactly))
+
+
 @lru_cache(maxsize=1024)
 def _odds(n: int, chance: int) -> Odds:
     dice = ObDice(n)
@@ -259,12 +275,9 @@ def _odds(n: int, chance: int) -> Odds:
         Fraction(0),
     )
     # At most one six on the first roll: the rolls that can succeed by their total.
-    within: dict[int, Fraction] = {}
-    for sixes in (0, 1):
-        for total, p in first_roll_distribution(dice, sixes, chance).items():
-            within[chance - total] = within.get(chance - total, Fraction(0)) + p
-    effects = {effect: within[effect] for effect in sorted(within)}
-    p_within_few_sixes = sum(effects.values(), Fraction(0))
+    exactly, at_most = _few_sixes(n)
+    effects = {chance - total: exactly[total] for total in range(chance, -1, -1) if exactly[total]}
+    p_within_few_sixes = at_most[chance] if chance >= 0 else Fraction(0)
     p_few_sixes = Fraction(5**n + n * 5 ** (n - 1) if n else 1, SIDES**n)
     p_within = p_at_most(dice, chance)
     return Odds(
@@ -289,3 +302,14 @@ def odds(difficulty: int, chance: int) -> Odds:
             limit=MAX_EXACT_CHANCE,
         )
     return _odds(int(difficulty), chance)
+
+
+def warm(max_difficulty: int = WARM_DIFFICULTY) -> None:
+    """Build the tables :func:`odds` reads for Ob0T6 to ``Ob<max_difficulty>T6`` and every
+    chance up to :data:`MAX_EXACT_CHANCE`, so that no odds a process answers pays for them
+    (a server calls this once at start). Changes no result, only what is cached; any
+    other difficulty builds its tables on its first odds, as without it."""
+    for n in range(_check_difficulty(max_difficulty) + 1):
+        _few_sixes(n)
+        p_at_most(ObDice(n), MAX_EXACT_TOTAL)
+    p_rerolls_at_most(1, MAX_EXACT_TOTAL)  # the lone six of a perfect pattern

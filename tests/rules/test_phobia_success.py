@@ -3,9 +3,12 @@ Ob difficulty, effect, perfect and fumble, modifiers, opposed tests, exact odds.
 
 import math
 import random
+import subprocess
+import sys
 from collections import Counter
 from fractions import Fraction
 from itertools import product
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -13,6 +16,7 @@ from hypothesis import strategies as st
 
 from rules import RulesError
 from rules.phobia import dice as dice_module
+from rules.phobia import success as success_module
 from rules.phobia.dice import ObDice, ObRoll, p_rerolls_at_most, roll
 from rules.phobia.success import (
     MAX_EXACT_CHANCE,
@@ -28,6 +32,7 @@ from rules.phobia.success import (
     relative_effect,
     resolve_test,
     success_test,
+    warm,
 )
 
 
@@ -456,3 +461,74 @@ def test_odds_match_200_000_seeded_tests(n, chances):
         p6 = exact.effects.get(6, Fraction(0))
         seen6 = sum(count for r, count in results if r.success and r.effect == 6) / total
         assert abs(seen6 - p6) <= 5 * math.sqrt(p6 * (1 - p6) / total)
+
+
+# --- warming the exact odds -------------------------------------------------------------
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# Odds in a fresh process, every field (fractions as text), with or without warm() first.
+ODDS_IN_A_FRESH_PROCESS = """
+import sys
+from rules.phobia.success import odds, warm
+if sys.argv[1] == "warm":
+    warm()
+for n in (0, 1, 2, 3, 5, 8, 10, 11, 20):
+    for chance in (-3, 0, 1, 2, 7, 14, 63, 64, 127, 128, 150, 199, 200):
+        o = odds(n, chance)
+        fields = (o.success, o.perfect, o.fumble, o.success_above_chance, dict(o.effects))
+        print(n, chance, *map(str, fields))
+"""
+
+
+def odds_in_a_fresh_process(mode):
+    done = subprocess.run(
+        [sys.executable, "-c", ODDS_IN_A_FRESH_PROCESS, mode],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return done.stdout.splitlines()
+
+
+def test_warm_changes_no_odds():
+    """The same odds, every field, from a process that warmed its tables first and from one
+    that built them as the odds asked (difficulties inside and outside the warmed ones)."""
+    cold, warmed = odds_in_a_fresh_process("cold"), odds_in_a_fresh_process("warm")
+    assert len(cold) == 9 * 13
+    assert warmed == cold
+
+
+def test_warmed_odds_match_every_first_roll():
+    warm()
+    for n, chance in [(0, 5), (1, 0), (2, 7), (3, 14), (4, 20)]:
+        success, failure, perfect, fumble = brute_force_odds(n, chance)
+        result = odds(n, chance)
+        assert (result.success, result.perfect, result.fumble) == (success, perfect, fumble)
+
+
+def test_warm_builds_every_table_the_odds_read():
+    """After warm(), odds up to Ob10T6 and chance 200 only read tables: no table cache
+    misses (each would be a table built while a request waits)."""
+    caches = [
+        success_module._few_sixes,
+        dice_module._one_die,
+        dice_module._dice_totals,
+        dice_module._dice_at_most,
+        dice_module._first_roll_totals,
+        dice_module._five_sided_sums,
+    ]
+    warm()
+    before = [cache.cache_info().misses for cache in caches]
+    for n in range(11):
+        for chance in (-1, 0, 1, 5, 60, 64, 128, 199, MAX_EXACT_CHANCE):
+            odds(n, chance)
+    assert [cache.cache_info().misses for cache in caches] == before
+
+
+def test_warm_rejects_bad_difficulties():
+    with pytest.raises(RulesError):
+        warm(21)
+    with pytest.raises(RulesError):
+        warm(-1)
