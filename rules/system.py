@@ -44,6 +44,7 @@ __all__ = [
     "RuleSystem",
     "Stat",
     "Term",
+    "TestParam",
     "TestPlan",
     "TestResult",
     "gettext_noop",
@@ -169,6 +170,21 @@ def read_house_rules(rules: Sequence[HouseRule], values: Mapping[str, Any] | Non
 
 
 @dataclass(frozen=True)
+class TestParam:
+    """A number a test asks for beside what is tested (Phobia: the difficulty in Ob dice
+    and the modifiers), as the tray shows it: ``name`` an English msgid, ``choices`` the
+    values with names of their own (value, label as the game writes it)."""
+
+    key: str
+    name: str
+    minimum: int
+    maximum: int
+    default: int
+    choices: tuple[tuple[int, str], ...] = ()
+    help: str = ""
+
+
+@dataclass(frozen=True)
 class TestPlan:
     """A test ready to roll, with its exact odds: ``label`` names what is tested (e.g.
     "Klättra" or "SIN + Vildmark"), ``notation`` the dice ("Ob3T6", "2B"), ``target`` the
@@ -207,6 +223,7 @@ class RuleSystem(Protocol):
     attributes: tuple[Stat, ...]
     skills: tuple[Stat, ...]
     house_rules: tuple[HouseRule, ...]
+    test_params: tuple[TestParam, ...]  # what plan_test's request holds beside "stat"
 
     def house(self, values: Mapping[str, Any] | None) -> dict:
         """A campaign's house rules, defaults filled in; RulesError for bad values."""

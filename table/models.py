@@ -44,6 +44,10 @@ class RollEvent(models.Model):
     test_base = models.IntegerField(null=True, blank=True)
     threshold = models.IntegerField(null=True, blank=True)
     secret = models.BooleanField(default=False)
+    # A test of a system other than Aoristos: what its rules keep of it (rules.system:
+    # ``stored``, read back with ``result_of``), with "system" naming it. NULL for
+    # Aoristos's hands and tests, which the columns above hold.
+    detail = models.JSONField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     # The key of the tray form that rolled it (core.db.idempotency): a retried POST gets
     # this roll back instead of another. NULL (no key) is outside the constraint.
@@ -66,13 +70,22 @@ class RollEvent(models.Model):
         return f"#{self.seq} {self.hand} = {self.result}"
 
     def outcome(self) -> success.TestOutcome | None:
-        """The success test this roll was (p. 5), or None for a bare dice hand."""
-        if self.threshold is None:
+        """The Aoristos success test this roll was (p. 5), or None for a bare dice hand or
+        another system's test (``system_result``)."""
+        if self.threshold is None or self.detail is not None:
             return None
         rolled = dice.Roll(
             dice.parse_hand(self.hand), tuple(self.dice), tuple(self.counted), self.result
         )
         return success.resolve_test(self.test_base, self.threshold, rolled)
+
+    def system_result(self):
+        """Another system's test (rules.system.TestResult), read back from ``detail``."""
+        if self.detail is None:
+            return None
+        from rules import get_system
+
+        return get_system(self.detail["system"]).result_of(self.detail)
 
     @property
     def total(self) -> int | None:

@@ -92,6 +92,7 @@ INSERTED = (
     "test_base",
     "threshold",
     "secret",
+    "detail",
     "created_at",
     "idempotency_key",
 )
@@ -150,9 +151,73 @@ def insert(event: RollEvent) -> bool:
     )
 
 
+def system_test_record(
+    *,
+    campaign: Campaign,
+    actor,
+    character,
+    system,
+    plan,
+    label: str,
+    secret: bool = False,
+    idempotency_key: str | None = None,
+) -> RollEvent:
+    """Roll the test `plan` of `system` (rules.system: not Aoristos, whose tests are
+    ``roll_record``'s), store it as the campaign's next event and broadcast it after
+    commit; a retried key returns its first roll, as ``roll_record`` does."""
+    result = system.roll_test(plan, rng)
+    event = RollEvent(
+        campaign=campaign,
+        actor=actor,
+        character=character,
+        kind=RollEvent.Kind.TEST,
+        label=label,
+        hand=plan.notation,
+        dice=list(result.dice),
+        counted=list(result.marks.get("counted", result.dice)),
+        result=result.total,
+        test_base=plan.target,
+        threshold=None,
+        secret=secret,
+        detail={"system": system.name, **system.stored(result)},
+        created_at=timezone.now(),
+        idempotency_key=idempotency_key,
+    )
+    if not insert(event):
+        return RollEvent.objects.select_related("campaign", "actor", "character").get(
+            actor=actor, idempotency_key=idempotency_key
+        )
+    message = payload(event)
+    transaction.on_commit(lambda: get_broadcaster().publish(campaign.pk, message))
+    return event
+
+
+def system_fields(event: RollEvent) -> dict:
+    """What the log line of another system's test shows: its success, its marks (Phobia:
+    effect, perfect, fumble) and its own template (``<system template>/_roll.html``)."""
+    from rules import get_system
+
+    system = get_system(event.detail["system"])
+    result = system.result_of(event.detail)
+    return {
+        "system": system.name,
+        "template": f"{system.template}/_roll.html",
+        "total": result.total,
+        "success": result.success,
+        "margin": None,
+        "first": list(result.first),
+        "marks": dict(result.marks),
+    }
+
+
 def payload(event: RollEvent) -> dict:
     """Everything about a roll, as plain JSON-able data (what the broadcaster carries)."""
-    outcome = event.outcome()
+    if event.detail is not None:
+        return base_payload(event, None) | system_fields(event)
+    return base_payload(event, event.outcome())
+
+
+def base_payload(event: RollEvent, outcome) -> dict:
     return {
         "seq": event.seq,
         "faces": faces(event.dice, event.counted),

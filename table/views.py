@@ -3,6 +3,7 @@ from functools import wraps
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
+from django.core.exceptions import ValidationError
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
@@ -13,6 +14,7 @@ from core.db import idempotency
 from core.params import strict_int
 from rules.aoristos import dice, success
 from table import services
+from table.entered import EnteredTestForm, odds_context
 from table.forms import HandForm, RollForm
 
 
@@ -41,6 +43,14 @@ def rollable_characters(membership):
 def roll_form(membership, data=None) -> HandForm:
     """The tray's form. A bare hand is checked by `HandForm`, which needs no character
     (no query, and a hand stays rollable whatever happened to the characters)."""
+    system = membership.campaign.system
+    if system.builder == "entered":  # its tests are the system's own (table.entered)
+        return EnteredTestForm(
+            data,
+            system=system,
+            characters=rollable_characters(membership),
+            can_roll_secretly=membership.is_gm,
+        )
     if data is not None and data.get("mode") == HandForm.MODE_HAND:
         return HandForm(data, can_roll_secretly=membership.is_gm)
     return RollForm(
@@ -109,7 +119,27 @@ def roll(request, membership):
         messages.error(request, " ".join(e for errors in form.errors.values() for e in errors))
         return redirect("table:page", pk=campaign.pk)
     secret = bool(form.cleaned_data.get("secret"))
-    if form.cleaned_data["mode"] == RollForm.MODE_HAND:
+    if isinstance(form, EnteredTestForm):
+        try:
+            plan = form.plan()
+        except ValidationError as error:
+            form.add_error(None, error)
+            if request.htmx:
+                context = {"form": form, "idempotency_key": key or idempotency.new_key()}
+                return render(request, "table/table.html#tray-errors", context, status=200)
+            messages.error(request, " ".join(error.messages))
+            return redirect("table:page", pk=campaign.pk)
+        event = services.system_test_record(
+            campaign=campaign,
+            actor=membership.user,
+            character=form.cleaned_data["character"],
+            system=form.system,
+            plan=plan,
+            label=plan.label,
+            secret=secret,
+            idempotency_key=key,
+        )
+    elif form.cleaned_data["mode"] == RollForm.MODE_HAND:
         event = services.roll_record(
             campaign=campaign,
             actor=membership.user,
@@ -145,7 +175,12 @@ def odds(request, membership):
     constant included; an empty TB is 0), or the range of a bare hand."""
     form = roll_form(membership, request.GET)
     context = {"campaign": membership.campaign, "form": form, "odds": None}
-    if form.is_valid():
+    if form.is_valid() and isinstance(form, EnteredTestForm):
+        try:
+            context["odds"] = odds_context(form.plan())
+        except ValidationError as error:
+            context["odds_error"] = " ".join(error.messages)
+    elif form.is_valid():
         if form.cleaned_data["mode"] == RollForm.MODE_HAND:
             hand = form.cleaned_data["hand"]
             purpose = form.cleaned_data.get("purpose") or dice.Purpose.TEST

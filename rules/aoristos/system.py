@@ -77,6 +77,7 @@ class AoristosSystem:
         for t in SKILL_TERMS
     )
     house_rules: tuple[HouseRule, ...] = ()  # the combat and chronicle engines keep theirs
+    test_params = ()  # its tray is the live table's own (TB, F and T dice, ST: p. 5)
 
     def house(self, values: Mapping[str, Any] | None) -> dict:
         return {}

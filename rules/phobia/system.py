@@ -13,6 +13,7 @@ from rules.system import (
     Issue,
     Stat,
     Term,
+    TestParam,
     TestPlan,
     TestResult,
     gettext_noop,
@@ -48,8 +49,27 @@ class PhobiaSystem:
     attributes: tuple[Stat, ...] = character.ATTRIBUTES
     skills: tuple[Stat, ...] = character.SKILLS
     house_rules: tuple[HouseRule, ...] = character.HOUSE_RULES
-    difficulties = DIFFICULTY_NAMES
-    max_difficulty = MAX_OB_DICE
+    test_params = (
+        TestParam(
+            "difficulty",
+            gettext_noop("Difficulty"),
+            0,
+            MAX_OB_DICE,
+            Difficulty.NORMAL,
+            choices=tuple(
+                (n, f"Ob{n}T6" + (f" {DIFFICULTY_NAMES[n]}" if n in DIFFICULTY_NAMES else ""))
+                for n in range(MAX_OB_DICE + 1)
+            ),
+        ),
+        TestParam(
+            "modifier",
+            gettext_noop("Modifiers (Ob dice + or −)"),
+            -MAX_MODIFIER,
+            MAX_MODIFIER,
+            0,
+            help=gettext_noop("Summed before the roll: +1 is one level harder (+Ob1T6)."),
+        ),
+    )
 
     def house(self, values: Mapping[str, Any] | None) -> dict:
         house = read_house_rules(self.house_rules, values)
@@ -132,6 +152,7 @@ class PhobiaSystem:
                 "perfect": outcome.perfect,
                 "fumble": outcome.fumble,
                 "rerolls": list(rolled.rerolls),
+                "counted": list(rolled.counted),  # every die but the replaced sixes
                 "capped": rolled.capped,
             },
         )

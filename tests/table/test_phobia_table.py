@@ -1,0 +1,139 @@
+"""The live table of a Phobia campaign: Ob tests in the tray with their exact odds before
+the roll, rolled on the server, numbered and shown in the log with perfect and fumble
+(phobia-utdrag.txt lines 354-513)."""
+
+import pytest
+from django.urls import reverse
+
+from campaigns.models import Membership
+from campaigns.services import campaign_create
+from characters.models import Character
+from rules.phobia.success import odds
+from table import services
+from table.models import RollEvent
+
+pytestmark = pytest.mark.django_db
+
+ATTRIBUTES = {
+    "strength": 12, "endurance": 14, "agility": 10, "personality": 9, "psyche": 13,
+    "will": 11, "education": 8, "sight": 15, "hearing": 7, "luck": 10,
+}
+
+
+@pytest.fixture
+def phobia(gm, alice, bob):
+    campaign = campaign_create(gm=gm, name="Skuggorna", rule_system="phobia")
+    Membership.objects.create(campaign=campaign, user=alice, seat=1)
+    Membership.objects.create(campaign=campaign, user=bob, seat=2)
+    return campaign
+
+
+@pytest.fixture
+def jace(alice, phobia):
+    return Character.objects.create(
+        owner=alice, campaign=phobia, name="Jace", rule_system="phobia", attributes=ATTRIBUTES,
+        skills={"climbing": 14, "demolitions": 16}, rolled={"calm": [3, 5]},
+    )
+
+
+def roll_url(campaign):
+    return reverse("table:roll", args=[campaign.pk])
+
+
+def test_the_tray_asks_for_what_phobia_tests(alice_client, phobia, jace):
+    page = alice_client.get(reverse("table:page", args=[phobia.pk])).content.decode()
+    assert 'name="stat"' in page
+    assert '<option value="3" selected>Ob3T6 Normalsvårt</option>' in page  # lines 53-65
+    assert "Klättra" in page
+    assert 'name="properties"' not in page  # Aoristos's TB
+    assert 'name="hand"' not in page
+
+
+def test_the_odds_before_the_roll_are_exact(alice_client, phobia, jace):
+    """Klättra 14 against Ob3T6: P(success), P(perfect), P(fumble) from rules.phobia."""
+    alice_client.cookies["django_language"] = "en"
+    page = alice_client.get(
+        reverse("table:odds", args=[phobia.pk]),
+        {"character": jace.pk, "stat": "climbing", "difficulty": 3, "modifier": 0},
+    ).content.decode()
+    exact = odds(3, 14)
+    assert f'data-testid="odds-percent">{float(exact.success) * 100:.1f} %' in page
+    assert f'data-testid="odds-perfect">{float(exact.perfect) * 100:.1f} %' in page
+    assert f'data-testid="odds-fumble">{float(exact.fumble) * 100:.1f} %' in page
+    assert 'data-testid="odds-dice">Ob3T6<' in page
+    # Modifiers change the dice (lines 527-537): one level easier is Ob2T6.
+    easier = alice_client.get(
+        reverse("table:odds", args=[phobia.pk]),
+        {"character": jace.pk, "stat": "climbing", "difficulty": 3, "modifier": -1},
+    ).content.decode()
+    assert 'data-testid="odds-dice">Ob2T6<' in easier
+
+
+def test_jaces_perfect_climb_at_the_table(alice_client, phobia, jace, dice):
+    """Lines 458-467: Klättra 14, Ob3T6 shows 1, 1, 6; the six rerolls 3 and 5: 10, perfect."""
+    alice_client.cookies["django_language"] = "en"
+    dice.queue = [1, 1, 6, 3, 5]
+    response = alice_client.post(
+        roll_url(phobia), {"character": jace.pk, "stat": "climbing", "difficulty": 3}
+    )
+    assert response.status_code == 302
+    event = RollEvent.objects.get()
+    assert (event.seq, event.hand, event.dice, event.result) == (1, "Ob3T6", [1, 1, 6, 3, 5], 10)
+    assert (event.label, event.test_base, event.threshold) == ("Klättra", 14, None)
+    message = services.payload(event)
+    assert message["success"] is True
+    assert message["marks"]["perfect"] is True
+    assert message["marks"]["effect"] == 4
+    assert [f["counted"] for f in message["faces"]] == [True, True, False, True, True]
+    log = alice_client.get(reverse("table:page", args=[phobia.pk])).content.decode()
+    assert 'data-testid="roll-perfect"' in log
+    assert "rolled 10 against 14" in log
+
+
+def test_jaces_fumble_and_the_ordinary_failure_of_6_6_1_1(alice_client, phobia, jace, dice):
+    """Lines 500-513: Ob4T6 shows 6, 6, 4, 1 and the sixes reroll 5, 3, 2, 1: 16 > 14, a
+    fumble; 6, 6, 1, 1 with the same rerolls is 13: an ordinary failure."""
+    dice.queue = [6, 6, 4, 1, 5, 3, 2, 1, 6, 6, 1, 1, 5, 3, 2, 1]
+    for _ in range(2):
+        alice_client.post(roll_url(phobia), {"character": jace.pk, "stat": "climbing",
+                                             "difficulty": 4})
+    fumble, failure = (services.payload(e) for e in RollEvent.objects.order_by("seq"))
+    assert (fumble["total"], fumble["success"], fumble["marks"]["fumble"]) == (16, False, True)
+    assert (failure["total"], failure["success"], failure["marks"]["fumble"]) == (13, False, False)
+
+
+def test_a_secret_gm_roll_is_the_gms_alone(client, gm, phobia, jace, dice):
+    """Lines 374-381: the GM rolls hidden what the player must not learn."""
+    client.force_login(gm)
+    dice.queue = [2, 2, 2]
+    client.post(roll_url(phobia), {"character": jace.pk, "stat": "sight", "difficulty": 3,
+                                   "secret": "on"})
+    [for_player] = services.events_after(phobia.pk, 0, is_gm=False)
+    [for_gm] = services.events_after(phobia.pk, 0, is_gm=True)
+    assert "hand" not in for_player
+    assert "marks" not in for_player
+    assert for_gm["total"] == 6
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"stat": "flying", "difficulty": 3},
+        {"stat": "climbing", "difficulty": 99},
+        {"stat": "climbing", "difficulty": "tre"},
+        {"stat": "climbing", "modifier": 11},
+        {"stat": "", "difficulty": 3},
+    ],
+)
+def test_bad_input_rolls_nothing_and_says_why(alice_client, phobia, jace, data):
+    response = alice_client.post(roll_url(phobia), {"character": jace.pk, **data},
+                                 headers={"HX-Request": "true"})
+    assert response.status_code == 200
+    assert 'class="error"' in response.content.decode()
+    assert not RollEvent.objects.exists()
+
+
+def test_a_player_cannot_roll_for_anothers_character(client, bob, phobia, jace):
+    client.force_login(bob)
+    client.post(roll_url(phobia), {"character": jace.pk, "stat": "climbing", "difficulty": 3})
+    assert not RollEvent.objects.exists()
