@@ -66,3 +66,20 @@ document.addEventListener("click", (event) => {
   const input = event.target.closest("input[data-select-on-click]");
   if (input) input.select();
 });
+
+// A new campaign's starting UP and level cap are Aoristos's: hidden while another rule
+// system is chosen (the server ignores them then).
+function showPointsFields(select) {
+  const points = select.value === "aoristos";
+  for (const input of select.form?.querySelectorAll("[data-points-only]") ?? []) {
+    const field = input.closest(".field") ?? input;
+    field.hidden = !points;
+  }
+}
+document.addEventListener("change", (event) => {
+  if (event.target.matches?.("select[name=rule_system]")) showPointsFields(event.target);
+});
+document.addEventListener("DOMContentLoaded", () => {
+  const select = document.querySelector("select[name=rule_system]");
+  if (select) showPointsFields(select);
+});

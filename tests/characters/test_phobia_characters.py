@@ -4,6 +4,7 @@ table's log line (phobia-utdrag.txt lines 118-280; rulings.md § Phobia)."""
 
 import pytest
 from django.urls import reverse
+from django.utils import translation
 
 from campaigns.models import Campaign, Membership
 from campaigns.services import BringRefused, bring_check, character_bring
@@ -185,6 +186,7 @@ def test_the_live_check_shows_derived_values_and_marks_errors(client, alice, pho
     assert not Character.objects.exists()
 
 
+@translation.override("en")
 def test_a_character_of_another_system_cannot_be_brought(alice, albert, phobia_campaign):
     check = bring_check(campaign=phobia_campaign, character=albert)
     assert not check.fits
@@ -195,6 +197,7 @@ def test_a_character_of_another_system_cannot_be_brought(alice, albert, phobia_c
     assert albert.campaign is None
 
 
+@translation.override("en")
 def test_a_free_phobia_character_is_brought_when_it_keeps_the_house_rules(alice, phobia_campaign):
     jace = Character.objects.create(owner=alice, name="Jace", rule_system="phobia",
                                     attributes=ATTRIBUTES | {"strength": 20}, skills=SKILLS,
