@@ -110,7 +110,15 @@ def _membership_sql(vendor: str) -> tuple[str, list]:
     for alias, model in (("m", Membership), ("c", Campaign), ("u", get_user_model())):
         fields = model._meta.concrete_fields
         columns += [f"{alias}.{qn(field.column)}" for field in fields]
-        parts.append((model, [field.attname for field in fields]))
+        # What the ORM would do to each value read (a JSON column's text parsed, SQLite's
+        # dates and booleans), per field: (position, converters, column).
+        converters = []
+        for index, field in enumerate(fields):
+            col = field.get_col(model._meta.db_table)
+            found = connection.ops.get_db_converters(col) + col.get_db_converters(connection)
+            if found:
+                converters.append((index, found, col))
+        parts.append((model, [field.attname for field in fields], converters))
     sql = (
         f"SELECT {', '.join(columns)} FROM {qn(Membership._meta.db_table)} m "
         f"JOIN {qn(Campaign._meta.db_table)} c ON c.id = m.campaign_id "
@@ -130,9 +138,12 @@ def membership_with_campaign_and_user(campaign_id: int, user_id: int) -> Members
     if row is None:
         return None
     instances, start = [], 0
-    for model, names in parts:
-        values = row[start : start + len(names)]
+    for model, names, converters in parts:
+        values = list(row[start : start + len(names)])
         start += len(names)
+        for index, found, col in converters:
+            for convert in found:
+                values[index] = convert(values[index], col, connection)
         instances.append(model.from_db(connection.alias, names, values))
     membership, campaign, user = instances
     membership.campaign, membership.user = campaign, user

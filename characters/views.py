@@ -176,6 +176,9 @@ def new_character(request) -> Character:
             raise ParamError(_("There is no rule system “%(name)s” to make a character for.")
                              % {"name": system})
         character.rule_system = system
+    if character.system.builder == "entered":  # start from the system's own defaults
+        character.attributes = {stat.key: stat.default for stat in character.system.attributes}
+        character.skills = {stat.key: stat.default for stat in character.system.skills}
     return character
 
 

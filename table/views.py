@@ -86,7 +86,7 @@ def page_context(membership, form: RollForm, **extra) -> dict:
 @member_view
 def table_page(request, membership):
     context = page_context(membership, roll_form(membership))
-    if not context["can_test"]:
+    if not context["can_test"] and membership.campaign.system.builder == "points":
         context["form"] = HandForm(
             can_roll_secretly=membership.is_gm, initial={"mode": HandForm.MODE_HAND}
         )

@@ -120,6 +120,7 @@ def test_a_player_makes_a_phobia_character_and_lugn_is_rolled_once_on_the_server
     for term in ("Styrka", "STY", "Stridsvana"):
         assert term in page
     assert "rolled when saved" in page
+    assert 'name="agility" value="10"' in page  # Phobia's default, not Aoristos's RÖR 1
     dice(3, 5)
     response = client.post(url, post_data())
     jace = Character.objects.get(name="Jace")

@@ -69,6 +69,30 @@ def test_the_odds_before_the_roll_are_exact(alice_client, phobia, jace):
     assert 'data-testid="odds-dice">Ob2T6<' in easier
 
 
+def test_the_campaigns_house_rules_are_read_on_every_roll(alice_client, phobia, jace, dice):
+    """A changed house rule is stored JSON the table's one-query membership read must
+    parse (it once came back as text and every odds and roll failed)."""
+    phobia.house_rules = {"attribute_max": 20, "damage_columns": 4}
+    phobia.save()
+    page = alice_client.get(
+        reverse("table:odds", args=[phobia.pk]),
+        {"character": jace.pk, "stat": "climbing", "difficulty": 3},
+    )
+    assert page.status_code == 200
+    assert 'data-testid="odds-dice">Ob3T6<' in page.content.decode()
+    dice.queue = [2, 2, 2]
+    assert alice_client.post(roll_url(phobia), {"character": jace.pk, "stat": "climbing",
+                                                "difficulty": 3}).status_code == 302
+    assert RollEvent.objects.get().result == 6
+
+
+def test_a_gm_without_characters_gets_no_aoristos_tray(client, gm, phobia):
+    client.force_login(gm)
+    page = client.get(reverse("table:page", args=[phobia.pk])).content.decode()
+    assert 'data-testid="no-character"' in page
+    assert 'name="hand"' not in page
+
+
 def test_jaces_perfect_climb_at_the_table(alice_client, phobia, jace, dice):
     """Lines 458-467: Klättra 14, Ob3T6 shows 1, 1, 6; the six rerolls 3 and 5: 10, perfect."""
     alice_client.cookies["django_language"] = "en"
