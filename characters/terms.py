@@ -4,59 +4,11 @@ Pages show these in every language: they are what players read in the rule book 
 at the table. The English gloss is a translation shown beside them in English.
 """
 
-from dataclasses import dataclass
-
 from django.utils.translation import gettext
 
+from rules.aoristos.system import ATTRIBUTE_TERMS, SECONDARY_TERMS, SKILL_TERMS
 
-@dataclass(frozen=True)
-class Term:
-    key: str
-    swedish: str
-    abbr: str
-    gloss: str  # English gloss, shown beside the Swedish term in the English interface
-
-
-ATTRIBUTE_TERMS = (
-    Term("physique", "Fysik", "FYS", "physique"),
-    Term("composure", "Kaosvana", "KAO", "composure"),
-    Term("agility", "Rörlighet", "RÖR", "agility"),
-    Term("alertness", "Sinnesnärvaro", "SIN", "alertness"),
-    Term("willpower", "Viljestyrka", "VIL", "willpower"),
-)
-
-SECONDARY_TERMS = (
-    Term("carrying_capacity", "Bärförmåga", "", "carrying capacity"),
-    Term("shock_tolerance", "Chocktolerans", "", "shock tolerance"),
-    Term("movement", "Förflyttning", "", "movement"),
-    Term("drive", "Handlingskraft", "", "drive"),
-    Term("toughness", "Härdighet", "", "toughness"),
-)
-
-SKILL_TERMS = (
-    Term("car", "Bil", "", "car"),
-    Term("blowpipe", "Blåsrör", "", "blowpipe"),
-    Term("airplane", "Flygplan", "", "airplane"),
-    Term("mechanics", "Mekanik", "", "mechanics"),
-    Term("helicopter", "Helikopter", "", "helicopter"),
-    Term("throwing", "Kast", "", "throwing"),
-    Term("climbing", "Klättring", "", "climbing"),
-    Term("first_aid", "Livräddning", "", "first aid"),
-    Term("motorboat", "Motorbåt", "", "motorboat"),
-    Term("motorcycle", "Motorcykel", "", "motorcycle"),
-    Term("melee_weapons", "Närstridsvapen", "", "melee weapons"),
-    Term("bow", "Pilbåge", "", "bow"),
-    Term("psychology", "Psykologi", "", "psychology"),
-    Term("riding", "Ritt", "", "riding"),
-    Term("sailboat", "Segelbåt", "", "sailboat"),
-    Term("swimming", "Simning", "", "swimming"),
-    Term("firearms", "Skjutvapen", "", "firearms"),
-    Term("brawling", "Slagsmål", "", "brawling"),
-    Term("sling", "Slunga", "", "sling"),
-    Term("evasion", "Undvika", "", "evasion"),
-    Term("wilderness", "Vildmark", "", "wilderness"),
-)
-
+# The terms live with their rule system (rules.aoristos.system); the apps read them here.
 TERMS = {term.key: term for term in ATTRIBUTE_TERMS + SECONDARY_TERMS + SKILL_TERMS}
 
 

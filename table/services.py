@@ -70,12 +70,19 @@ def roll_record(
         created_at=timezone.now(),
         idempotency_key=idempotency_key,
     )
+    return store_and_publish(event)
+
+
+def store_and_publish(event: RollEvent) -> RollEvent:
+    """Store a new roll as the campaign's next event and broadcast it after commit; when its
+    actor already rolled with its idempotency key, that first roll instead (nothing sent)."""
     if not insert(event):
         return RollEvent.objects.select_related("campaign", "actor", "character").get(
-            actor=actor, idempotency_key=idempotency_key
+            actor=event.actor, idempotency_key=event.idempotency_key
         )
     message = payload(event)
-    transaction.on_commit(lambda: get_broadcaster().publish(campaign.pk, message))
+    campaign_id = event.campaign_id
+    transaction.on_commit(lambda: get_broadcaster().publish(campaign_id, message))
     return event
 
 
@@ -183,13 +190,7 @@ def system_test_record(
         created_at=timezone.now(),
         idempotency_key=idempotency_key,
     )
-    if not insert(event):
-        return RollEvent.objects.select_related("campaign", "actor", "character").get(
-            actor=actor, idempotency_key=idempotency_key
-        )
-    message = payload(event)
-    transaction.on_commit(lambda: get_broadcaster().publish(campaign.pk, message))
-    return event
+    return store_and_publish(event)
 
 
 def system_fields(event: RollEvent) -> dict:
