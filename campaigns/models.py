@@ -1,3 +1,4 @@
+import functools
 import secrets
 
 from django.conf import settings
@@ -31,6 +32,20 @@ class RuleSystem(models.TextChoices):
 
 # Systems a campaign can be created with today; the others arrive in later issues.
 AVAILABLE_SYSTEMS = (RuleSystem.AORISTOS, RuleSystem.PHOBIA)
+
+
+@functools.cache
+def engine_kinds(system: str) -> frozenset[str]:
+    """The engine kinds rule system `system` has, looked up once per process: a module that
+    does not exist is searched for again on every import attempt."""
+    kinds = set()
+    for kind in KINDS:
+        try:
+            engine_for(system, kind)
+        except RulesError:
+            continue
+        kinds.add(kind)
+    return frozenset(kinds)
 
 
 class Campaign(models.Model):
@@ -80,14 +95,7 @@ class Campaign(models.Model):
     @property
     def engine_kinds(self) -> frozenset[str]:
         """The engines the campaign's system has so far ("combat", "chronicle")."""
-        kinds = set()
-        for kind in KINDS:
-            try:
-                engine_for(self.rule_system, kind)
-            except RulesError:
-                continue
-            kinds.add(kind)
-        return frozenset(kinds)
+        return engine_kinds(self.rule_system)
 
     def house(self) -> dict:
         """Every house rule of the campaign's system: the GM's value or the default."""

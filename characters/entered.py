@@ -65,8 +65,10 @@ class EnteredForm(forms.ModelForm):
         values = {key: cleaned[key] for key in self.stat_keys if key in cleaned}
         if len(values) == len(self.stat_keys):
             for issue in self.system.check(values, self.house):
-                if issue.field in self.fields and issue.field not in self.errors:
-                    self.add_error(issue.field or None, issue_text(issue))
+                if not issue.field:
+                    self.add_error(None, issue_text(issue))
+                elif issue.field in self.fields and issue.field not in self.errors:
+                    self.add_error(issue.field, issue_text(issue))
         return cleaned
 
     def values(self) -> dict[str, int]:

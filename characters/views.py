@@ -195,16 +195,16 @@ def entered_editor(request, character: Character, *, message: str):
 
 def entered_context(form: EnteredForm) -> dict:
     character = form.instance
-    stats = {stat.key: stat for stat in form.system.attributes + form.system.skills}
 
     def rows(group):
         return [{"stat": stat, "field": form[stat.key]} for stat in group]
 
     problems = [
-        {"anchor": form[key].auto_id, "label": stats[key].term.label, "message": " ".join(errors)}
+        {"anchor": form[key].auto_id, "label": form[key].label, "message": " ".join(errors)}
         for key, errors in form.errors.items()
-        if key in stats
+        if key in form.fields
     ]
+    problems += [{"anchor": "summary", "label": "", "message": m} for m in form.non_field_errors()]
     return {
         "form": form,
         "system": form.system,

@@ -194,7 +194,7 @@ class TestPlan:
     label: str
     notation: str
     target: int
-    p_success: Fraction
+    p_success: Fraction | None  # None on a roll read back from the log (not kept)
     odds: Mapping[str, Fraction] = field(default_factory=dict)
     params: Mapping[str, Any] = field(default_factory=dict)  # what roll_test needs again
 

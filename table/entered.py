@@ -7,7 +7,6 @@ from django import forms
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from characters.entered import house_of
 from rules import RulesError
 
 
@@ -20,13 +19,14 @@ class EnteredTestForm(forms.Form):
     stat = forms.ChoiceField(label=_("Tested against"))
     secret = forms.BooleanField(label=_("Secret roll (only you see it)"), required=False)
 
-    def __init__(self, *args, system, characters, can_roll_secretly: bool, **kwargs):
+    def __init__(self, *args, campaign, characters, can_roll_secretly: bool, **kwargs):
         super().__init__(*args, **kwargs)
-        self.system = system
+        self.system = system = campaign.system
+        # The campaign's (every character here plays in it): read once, not per character.
+        self.house = campaign.house()
         self.fields["character"].queryset = characters
-        house = system.house(None)
         values = {stat.key: stat.default for stat in system.attributes + system.skills}
-        terms = system.testables(values, {}, house) if system.attributes else ()
+        terms = system.testables(values, {}, self.house) if system.attributes else ()
         self.fields["stat"].choices = [(term.key, term.label) for term, _value in terms]
         for param in system.test_params:
             if param.choices:
@@ -56,8 +56,7 @@ class EnteredTestForm(forms.Form):
         """The test as the system plans it, with its exact odds; a ValidationError when the
         system refuses it (a reason for the player)."""
         character = self.cleaned_data["character"]
-        system = self.system
-        house = house_of(character)
+        system, house = self.system, self.house
         testables = system.testables(character.values(), character.rolled, house)
         values = {term.key: value for term, value in testables if value is not None}
         request = {param.key: self.cleaned_data[param.key] for param in system.test_params}

@@ -71,21 +71,13 @@ class RollEvent(models.Model):
 
     def outcome(self) -> success.TestOutcome | None:
         """The Aoristos success test this roll was (p. 5), or None for a bare dice hand or
-        another system's test (``system_result``)."""
+        another system's test (``table.services.system_fields`` reads those)."""
         if self.threshold is None or self.detail is not None:
             return None
         rolled = dice.Roll(
             dice.parse_hand(self.hand), tuple(self.dice), tuple(self.counted), self.result
         )
         return success.resolve_test(self.test_base, self.threshold, rolled)
-
-    def system_result(self):
-        """Another system's test (rules.system.TestResult), read back from ``detail``."""
-        if self.detail is None:
-            return None
-        from rules import get_system
-
-        return get_system(self.detail["system"]).result_of(self.detail)
 
     @property
     def total(self) -> int | None:

@@ -43,11 +43,10 @@ def rollable_characters(membership):
 def roll_form(membership, data=None) -> HandForm:
     """The tray's form. A bare hand is checked by `HandForm`, which needs no character
     (no query, and a hand stays rollable whatever happened to the characters)."""
-    system = membership.campaign.system
-    if system.builder == "entered":  # its tests are the system's own (table.entered)
+    if membership.campaign.system.builder == "entered":  # its own tests (table.entered)
         return EnteredTestForm(
             data,
-            system=system,
+            campaign=membership.campaign,
             characters=rollable_characters(membership),
             can_roll_secretly=membership.is_gm,
         )

@@ -10,7 +10,7 @@ from typing import Any
 
 from rules.aoristos import character, dice, success
 from rules.errors import RulesError
-from rules.system import Derived, HouseRule, Issue, Stat, Term, TestPlan, TestResult
+from rules.system import Derived, HouseRule, Issue, Stat, Term, TestPlan, TestResult, gettext_noop
 
 __all__ = ["ATTRIBUTE_TERMS", "SECONDARY_TERMS", "SKILL_TERMS", "SYSTEM", "AoristosSystem"]
 
@@ -91,7 +91,7 @@ class AoristosSystem:
             Issue(
                 stat.key,
                 "out_of_range",
-                "Level %(minimum)s-%(maximum)s.",
+                gettext_noop("Level %(minimum)s-%(maximum)s."),
                 {"minimum": stat.minimum, "maximum": stat.maximum},
             )
             for stat in self.attributes + self.skills

@@ -123,9 +123,7 @@ class PhobiaSystem:
         if abs(modifier) > MAX_MODIFIER:
             raise RulesError(f"modifiers add or remove at most {MAX_MODIFIER} dice")
         dice = modify_difficulty(base, modifier)
-        exact = odds(dice, chance) if chance <= 200 else None
-        if exact is None:  # above the exact range every roll of Ob20T6 or less is odds-on
-            raise RulesError("a chance above 200 is not tested")
+        exact = odds(dice, chance)  # RulesError above the exact range (chance 200)
         return TestPlan(
             label=request.get("label") or key,
             notation=f"Ob{dice}T6",
@@ -187,7 +185,7 @@ class PhobiaSystem:
             label=params.get("stat", ""),
             notation=str(dice),
             target=chance,
-            p_success=odds(dice.count, chance).success,
+            p_success=None,  # the log reads the roll, not its odds
             params=params,
         )
         return self._result(plan, rolled)
