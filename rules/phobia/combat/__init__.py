@@ -1,0 +1,249 @@
+"""Phobia combat (phobia-utdrag.txt lines 613-804, damage lines 806-1130) as a pure
+state machine, behind the rule-system engine interface of `rules.engine`.
+
+Modules: ``state`` (the encounter's values), ``commands``, ``events``, ``engine``
+(`decide` and `evolve`; its docstring states the readings where the excerpt is silent)
+and ``view`` (what each viewer sees, prompts, previews and log lines). Damage, the
+serious-injury table and bleeding are `rules.phobia.injuries`'; tests and odds
+`rules.phobia.success`'.
+"""
+
+from collections.abc import Mapping
+from typing import Any
+
+from rules.engine import Viewer
+from rules.errors import RulesError
+from rules.errors import gettext_noop as _
+from rules.phobia.combat import commands, engine, events, state, view
+from rules.phobia.combat.state import ATTRIBUTE_KEYS, Encounter, HouseRules
+from rules.phobia.combat.view import GM_VIEW
+from rules.phobia.injuries import DEFAULT_COLUMNS, DEFAULT_PER_ROW
+
+__all__ = ["ENGINE", "HOUSE_RULES", "PhobiaCombat", "commands", "engine", "events", "state", "view"]
+
+HOUSE_RULES = (
+    {
+        "key": "hit_location",
+        "label": _("Hit location"),
+        "kind": "choice",
+        "default": "attacker",
+        "choices": [
+            ["attacker", _("The attacker names the area")],
+            [
+                "random",
+                "1T10: 1 Skalle, 2 Ansikte, 3 Hals, 4 Bröstkorg, 5 Mage, "
+                "6 Underliv, 7-8 Arm, 9-10 Ben",
+            ],
+        ],
+        "rule": "lines 830-835, 944-1004",
+        "help": _(
+            "The serious-injury table is by area, but the excerpt gives no roll for "
+            "where a hit lands."
+        ),
+    },
+    {
+        "key": "attack_difficulty",
+        "label": _("Attack difficulty (Ob dice)"),
+        "kind": "int",
+        "default": 3,
+        "minimum": 1,
+        "maximum": 10,
+        "rule": "lines 53-65, 706-723",
+        "help": _(
+            "The excerpt names no difficulty for an attack test: normal (Ob3T6) before "
+            "the modifiers."
+        ),
+    },
+    {
+        "key": "roll_base",
+        "label": _("Death and shock rolls' base difficulty (Ob dice)"),
+        "kind": "int",
+        "default": 3,
+        "minimum": 0,
+        "maximum": 10,
+        "rule": "lines 837-839",
+        "help": _(
+            "The rolls are made 'with the difficulties from the right sections'; their "
+            "base is not given: normal (Ob3T6)."
+        ),
+    },
+    {
+        "key": "row_difficulty",
+        "label": _("Difficulty per filled row"),
+        "kind": "int",
+        "default": DEFAULT_PER_ROW,
+        "minimum": 0,
+        "maximum": 5,
+        "rule": "lines 1021-1027, 1044-1052, 1114-1122",
+        "help": _(
+            "Ob dice each full row of Trauma, Smärta or Blodförlust adds (the sheet's "
+            "figures, which the excerpt lacks); the campaign's value."
+        ),
+    },
+    {
+        "key": "damage_columns",
+        "label": _("Damage columns"),
+        "kind": "int",
+        "default": DEFAULT_COLUMNS,
+        "minimum": 1,
+        "maximum": 10,
+        "rule": "lines 164-171",
+        "help": _("Boxes in each of the ten rows of a section; the campaign's value."),
+    },
+    {
+        "key": "turn_order_die",
+        "label": _("1T10 added to TO each round"),
+        "kind": "bool",
+        "default": False,
+        "rule": "lines 245-247",
+        "help": _("The text's option for a less static order."),
+    },
+    {
+        "key": "death_stat",
+        "label": _("Death roll against"),
+        "kind": "choice",
+        "default": "endurance",
+        "choices": [["endurance", "TÅL"], ["will", "VIL"], ["shock_value", "Chockvärde"]],
+        "rule": "lines 837-839",
+        "help": _(
+            "The excerpt names the death roll, not what it is rolled against; a failure is death."
+        ),
+    },
+    {
+        "key": "shock_stat",
+        "label": _("Shock roll against"),
+        "kind": "choice",
+        "default": "shock_value",
+        "choices": [["shock_value", "Chockvärde"], ["will", "VIL"], ["endurance", "TÅL"]],
+        "rule": "lines 175-181, 837-839",
+        "help": _(
+            "The excerpt names the shock roll, not what it is rolled against; a failure "
+            "is unconsciousness."
+        ),
+    },
+)
+_RULES = {rule["key"]: rule for rule in HOUSE_RULES}
+
+
+def _house_value(key: str, raw: Any) -> Any:
+    rule = _RULES[key]
+    if rule["kind"] == "bool":
+        if not isinstance(raw, bool):
+            raise RulesError(f"{key} must be yes or no")
+        return raw
+    if rule["kind"] == "choice":
+        if raw not in {value for value, _label in rule["choices"]}:
+            raise RulesError(f"{key} must be one of {', '.join(v for v, _ in rule['choices'])}")
+        return raw
+    if isinstance(raw, float) and raw.is_integer():
+        raw = int(raw)  # a form's number field
+    if isinstance(raw, bool) or not isinstance(raw, int):
+        raise RulesError(f"{key} must be a whole number")
+    if not rule["minimum"] <= raw <= rule["maximum"]:
+        raise RulesError(f"{key} must be {rule['minimum']}-{rule['maximum']}")
+    return raw
+
+
+class PhobiaCombat:
+    """The Phobia engine (see rules.engine.CombatEngine)."""
+
+    system = "phobia"
+    template = "combat/phobia"
+    event_types = {
+        **events.EVENT_TYPES,
+        **events.VALUE_TYPES,
+        **commands.COMMAND_TYPES,
+        **{
+            cls.__name__: cls
+            for cls in (
+                state.Combatant,
+                state.Weapon,
+                state.Armour,
+                state.AimedShot,
+                state.Injury,
+                state.Ongoing,
+            )
+        },
+    }
+
+    def house_rules(self):
+        return HOUSE_RULES
+
+    def new_state(self, house_rules: Mapping[str, Any] | None = None, name: str = "") -> Encounter:
+        values = {
+            key: _house_value(key, raw)
+            for key, raw in dict(house_rules or {}).items()
+            if key in _RULES
+        }
+        return Encounter(name=name, house=HouseRules(**values))
+
+    def parse_command(self, data, *, weapons=None, armour=None):
+        return commands.parse_command(data, weapons=weapons, armour=armour)
+
+    def actor_of(self, encounter: Encounter, command) -> str | None:
+        return engine.actor_of(encounter, command)
+
+    def timeout_actor(self, encounter: Encounter, command) -> str | None:
+        """Once the target has let an attack wait too long, its attacker may answer for
+        it with no response (`pass`)."""
+        pending = encounter.pending
+        if isinstance(command, commands.Pass) and pending and command.id == pending.target:
+            return pending.attacker
+        return None
+
+    def decide(self, encounter: Encounter, command, rng):
+        return engine.decide(encounter, command, rng)
+
+    def evolve(self, encounter: Encounter, event) -> Encounter:
+        return engine.evolve(encounter, event)
+
+    def view(self, encounter: Encounter, viewer: Viewer) -> dict:
+        return view.view(encounter, viewer)
+
+    def describe(self, encounter: Encounter, events_, viewer: Viewer) -> list[dict]:
+        return view.describe(encounter, events_, viewer)
+
+    def preview(self, encounter: Encounter, command, viewer: Viewer = GM_VIEW) -> dict:
+        if not isinstance(command, commands.Attack):
+            raise RulesError("only attacks have a preview")
+        return view.attack_preview(encounter, command, viewer)
+
+    def catalogue(self) -> dict[str, dict]:
+        """The excerpt lists no weapons or armour: the campaign's own entries only."""
+        return {"weapon": {}, "armour": {}}
+
+    def item_from_dict(self, kind: str, data):
+        """A campaign's own catalogue entry from its stored JSON; RulesError if malformed."""
+        if kind == "weapon":
+            return commands.weapon_from_dict(data)
+        if kind == "armour":
+            return commands.armour_from_dict(data)
+        raise RulesError(f"unknown catalogue kind {kind!r}")
+
+    def character_block(
+        self, *, name: str, levels: Mapping[str, int], derived: Mapping[str, int | None]
+    ) -> dict:
+        """An add_combatant command's fields for a character: `levels` its values (every
+        attribute and skill, `Character.values()`), `derived` its derived values by key
+        (`{d.key: d.value for d in system.derived(...)}`: turn_order, shock_value,
+        movement). A Turordning not rolled yet (None) is refused when the block is added."""
+        block = {
+            "type": "add_combatant",
+            "name": name[:100],
+            "npc": False,
+            **{key: int(levels[key]) for key in ATTRIBUTE_KEYS if key in levels},
+            "skills": {
+                key: int(value)
+                for key, value in levels.items()
+                if key not in ATTRIBUTE_KEYS and value
+            },
+        }
+        for key in ("turn_order", "shock_value", "movement", "calm"):
+            if derived.get(key) is not None:
+                block[key] = int(derived[key])
+        if "turn_order" in block:
+            block.pop("calm", None)
+        return block
+
+
+ENGINE = PhobiaCombat()

@@ -1,0 +1,409 @@
+"""Commands to a Phobia encounter, and `parse_command` from JSON-like data.
+
+`parse_command` is strict: unknown types and fields, wrong types and values out of range
+are refused with a RulesError naming the field. Weapons and armour of an
+`add_combatant` are catalogue keys (looked up in the campaign's catalogue) or objects;
+one weapon may also come as flat `weapon_*` fields (a form's).
+"""
+
+import math
+from dataclasses import MISSING, dataclass, fields
+from typing import Any, get_args, get_origin, get_type_hints
+
+from rules.errors import RulesError
+from rules.phobia.combat.state import AREAS, DAMAGE_TYPES, RESPONSES, Armour, Weapon
+
+MAX_TEXT = 100
+MAX_KEY = 40
+MAX_METRES = 1000.0
+
+
+# The GM's ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AddCombatant:
+    """A combatant from a stat block (the app turns a character or an NPC into one).
+    Attributes default to 10; Turordning is given, or made from Lugn (`calm`, line 243);
+    Chockvärde and Förflyttning are made from the attributes unless given (lines 181,
+    271)."""
+
+    name: str
+    side: str = "a"
+    npc: bool = True
+    character_id: int | None = None
+    seat: int = 0
+    strength: int | None = None
+    endurance: int | None = None
+    agility: int | None = None
+    personality: int | None = None
+    psyche: int | None = None
+    will: int | None = None
+    education: int | None = None
+    sight: int | None = None
+    hearing: int | None = None
+    luck: int | None = None
+    skills: dict | None = None
+    turn_order: int | None = None
+    calm: int | None = None
+    shock_value: int | None = None
+    movement: int | None = None
+    weapons: tuple[Weapon, ...] = ()
+    armour: tuple[Armour, ...] = ()
+    protection: dict | None = None
+    cover: dict | None = None  # protection per area as the pages' forms post it
+    right: str | None = None
+    left: str | None = None
+    weapon_name: str | None = None
+    weapon_damage: int | None = None
+    weapon_type: str | None = None
+    weapon_skill: str | None = None
+    weapon_chance: int | None = None  # the skill's value, when `skills` lacks it
+    weapon_ranged: bool = False
+
+
+@dataclass(frozen=True)
+class UpdateCombatant:
+    """The GM sets what the text leaves to the table: side, protection per area, a + or −
+    to TO (line 235), Ob dice on all the combatant's tests (lines 527-552)."""
+
+    id: str
+    side: str | None = None
+    protection: dict | None = None
+    cover: dict | None = None  # protection per area as the pages' forms post it (cover_<area>)
+    turn_order_modifier: int | None = None
+    modifier: int | None = None
+
+
+@dataclass(frozen=True)
+class RemoveCombatant:
+    id: str
+
+
+@dataclass(frozen=True)
+class StartRound:
+    """A new 4-second round (lines 619-623): ends the current one first."""
+
+
+@dataclass(frozen=True)
+class EndRound:
+    """The round's 4 seconds pass: bleeding, ongoing effects, shock rolls (line 1116)."""
+
+
+@dataclass(frozen=True)
+class Damage:
+    """The GM applies damage: `damage` already rolled at the table, or `dice` ObT6s rolled
+    here; less the area's protection unless `protected` is false."""
+
+    id: str
+    damage_type: str
+    area: str
+    damage: int | None = None
+    dice: int | None = None
+    protected: bool = True
+    label: str = ""
+
+
+@dataclass(frozen=True)
+class AdvanceTime:
+    """Time passes outside the rounds (15 rounds a minute): bleeding at `activity`'s pace
+    (care, normal, active; lines 1091-1095, 1124-1129) and ongoing effects."""
+
+    minutes: int = 0
+    rounds: int = 0
+    activity: str = "normal"
+
+
+@dataclass(frozen=True)
+class Treat:
+    """Medical help ends an ongoing effect (Kvävning!, Inre Skada!: lines 911-916, 937-941);
+    the GM judges the help and any roll for it."""
+
+    id: str
+    code: str
+
+
+@dataclass(frozen=True)
+class Wake:
+    id: str
+
+
+@dataclass(frozen=True)
+class EndEncounter:
+    pass
+
+
+# A combatant's own ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Declare:
+    """How many active actions the turn holds (lines 653-658, 693-701); 0 is Avvakta
+    (lines 749-753)."""
+
+    id: str
+    actions: int
+
+
+@dataclass(frozen=True)
+class Attack:
+    """An active action against `target` (Skjuta, Kasta, Anfalla; lines 711-723); `aim`:
+    Sikta och skjuta (lines 733-743)."""
+
+    id: str
+    target: str
+    weapon: str
+    area: str | None = None
+    aim: bool = False
+
+
+@dataclass(frozen=True)
+class Move:
+    """Metres moved (lines 261-271; Förflytta sig, lines 724-729)."""
+
+    id: str
+    metres: float
+
+
+@dataclass(frozen=True)
+class Act:
+    """Another active action (Ladda om, Använda färdighet, ...: lines 755-766)."""
+
+    id: str
+    label: str = ""
+
+
+@dataclass(frozen=True)
+class EndTurn:
+    id: str
+
+
+@dataclass(frozen=True)
+class Respond:
+    """A response action to the pending attack (lines 667-691, 771-804)."""
+
+    id: str
+    kind: str
+    skill: str = ""
+    weapon: str = ""
+    area: str | None = None  # a shot back's
+
+
+@dataclass(frozen=True)
+class Pass:
+    """The target answers the pending attack with no response."""
+
+    id: str
+
+
+COMMANDS: dict[str, type] = {
+    "add_combatant": AddCombatant,
+    "update_combatant": UpdateCombatant,
+    "remove_combatant": RemoveCombatant,
+    "start_round": StartRound,
+    "end_round": EndRound,
+    "damage": Damage,
+    "advance_time": AdvanceTime,
+    "treat": Treat,
+    "wake": Wake,
+    "end": EndEncounter,
+    "declare": Declare,
+    "attack": Attack,
+    "move": Move,
+    "act": Act,
+    "end_turn": EndTurn,
+    "respond": Respond,
+    "pass": Pass,
+}
+COMMAND_NAMES = {cls: name for name, cls in COMMANDS.items()}
+COMMAND_TYPES = {cls.__name__: cls for cls in COMMANDS.values()}
+GM_ONLY = (
+    AddCombatant,
+    UpdateCombatant,
+    RemoveCombatant,
+    StartRound,
+    EndRound,
+    Damage,
+    AdvanceTime,
+    Treat,
+    Wake,
+    EndEncounter,
+)
+
+
+def bad(name: str, message: str) -> RulesError:
+    return RulesError(message, code="bad_field", field=name)
+
+
+def _convert(name: str, kind: Any, value: Any) -> Any:
+    origin = get_origin(kind)
+    args = get_args(kind)
+    if origin is not None and type(None) in args:  # X | None
+        if value is None:
+            return None
+        inner = [a for a in args if a is not type(None)]
+        return _convert(name, inner[0], value)
+    if kind is bool:
+        if isinstance(value, int) and not isinstance(value, bool) and value in (0, 1):
+            return bool(value)  # a query string's aim=1
+        if not isinstance(value, bool):
+            raise bad(name, f"{name} must be true or false")
+        return value
+    if kind is int:
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise bad(name, f"{name} must be a whole number")
+        if not -1000 <= value <= 1000:
+            raise bad(name, f"{name} is out of range")
+        return value
+    if kind is float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise bad(name, f"{name} must be a number")
+        if not math.isfinite(value) or abs(value) > MAX_METRES:
+            raise bad(name, f"{name} is out of range")
+        return round(float(value), 2)
+    if kind is str:
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            value = str(value)  # a form's number-looking text
+        if not isinstance(value, str) or len(value) > MAX_TEXT:
+            raise bad(name, f"{name} must be text (at most {MAX_TEXT} characters)")
+        return value.strip()
+    if kind is dict:
+        if not isinstance(value, dict) or len(value) > 40:
+            raise bad(name, f"{name} must be an object")
+        out = {}
+        for key, item in value.items():
+            if isinstance(item, float) and item.is_integer():
+                item = int(item)
+            if isinstance(item, bool) or not isinstance(item, int) or not 0 <= item <= 99:
+                raise bad(name, f"{name}.{key} must be a whole number 0-99")
+            if not isinstance(key, str) or not key.strip() or len(key) > MAX_KEY:
+                raise bad(name, f"{name} has a bad key {key!r}")
+            out[key.strip()] = item
+        return out
+    raise bad(name, f"{name} cannot be given here")
+
+
+def weapon_from_dict(data: Any) -> Weapon:
+    """A weapon from {"key", "name", "damage" (ObT6s, 1-20), "damage_type" (P/K/H),
+    "skill", "ranged"}; RulesError if malformed."""
+    if not isinstance(data, dict):
+        raise bad("weapons", "a weapon is an object")
+    unknown = set(data) - {"key", "name", "damage", "damage_type", "skill", "ranged", "sources"}
+    if unknown:
+        raise bad("weapons", f"unknown weapon fields: {', '.join(sorted(map(str, unknown)))}")
+    name = _convert("name", str, data.get("name", ""))
+    key = _convert("key", str, data.get("key") or name)
+    damage = _convert("damage", int, data.get("damage"))
+    damage_type = _convert("damage_type", str, data.get("damage_type", "")).upper()
+    skill = _convert("skill", str, data.get("skill", ""))
+    ranged = _convert("ranged", bool, data.get("ranged", False))
+    if not name or not key or len(key) > MAX_KEY:
+        raise bad("weapons", "a weapon needs a name (and a key of at most 40 characters)")
+    if not 1 <= damage <= 20:
+        raise bad("weapons", "a weapon's damage is Ob1T6 to Ob20T6")
+    if damage_type not in DAMAGE_TYPES:
+        raise bad("weapons", "a weapon's damage type is P, K or H")
+    if not skill or len(skill) > MAX_KEY:
+        raise bad("weapons", "a weapon needs the skill its attacks use")
+    return Weapon(key, name, damage, damage_type, skill, ranged)
+
+
+def armour_from_dict(data: Any) -> Armour:
+    """Armour from {"key", "name", "areas": [[area, protection], ...] or {area: n}}."""
+    if not isinstance(data, dict) or set(data) - {"key", "name", "areas", "sources"}:
+        raise bad("armour", "armour is an object with key, name and areas")
+    name = _convert("name", str, data.get("name", ""))
+    key = _convert("key", str, data.get("key") or name)
+    raw = data.get("areas", ())
+    pairs = list(raw.items()) if isinstance(raw, dict) else raw
+    if not isinstance(pairs, (list, tuple)) or len(pairs) > len(AREAS):
+        raise bad("armour", "armour's areas are pairs of area and protection")
+    areas = []
+    for pair in pairs:
+        if not isinstance(pair, (list, tuple)) or len(pair) != 2 or pair[0] not in AREAS:
+            raise bad("armour", f"unknown armour area in {pair!r}")
+        value = _convert("areas", int, pair[1])
+        if not 0 <= value <= 99:
+            raise bad("armour", "protection is 0-99")
+        areas.append((pair[0], value))
+    if not name or not key:
+        raise bad("armour", "armour needs a name")
+    return Armour(key, name, tuple(sorted(dict(areas).items())))
+
+
+def _items(name: str, raw: Any, catalogue, from_dict) -> tuple:
+    if not isinstance(raw, (list, tuple)) or len(raw) > 20:
+        raise bad(name, f"{name} must be a list")
+    items = []
+    for entry in raw:
+        if isinstance(entry, (Weapon, Armour)):
+            items.append(entry)
+        elif isinstance(entry, dict):
+            items.append(from_dict(entry))
+        elif isinstance(entry, str) and catalogue is not None and entry in catalogue:
+            item = catalogue[entry]
+            items.append(item if isinstance(item, (Weapon, Armour)) else from_dict(item))
+        else:
+            raise bad(name, f"no {name} {entry!r} in the catalogue")
+    return tuple(items)
+
+
+def parse_command(data: Any, *, weapons=None, armour=None) -> Any:
+    """A command from `{"type": "attack", "id": "c1", ...}`."""
+    if not isinstance(data, dict):
+        raise RulesError("a command is an object with a type", code="bad_command")
+    kind = data.get("type")
+    cls = COMMANDS.get(kind) if isinstance(kind, str) else None
+    if cls is None:
+        raise RulesError(f"unknown command type {kind!r}", code="unknown_command")
+    hints = get_type_hints(cls)
+    known = {f.name for f in fields(cls)}
+    unknown = set(data) - known - {"type"}
+    if unknown:
+        raise RulesError(
+            f"unknown fields for {kind}: {', '.join(sorted(map(str, unknown)))}", code="bad_field"
+        )
+    values = {}
+    for f in fields(cls):
+        if f.name not in data:
+            if f.default is MISSING and f.default_factory is MISSING:
+                raise RulesError(f"{kind} needs {f.name}", code="missing_field", field=f.name)
+            continue
+        if cls is AddCombatant and f.name == "weapons":
+            values["weapons"] = _items("weapons", data["weapons"], weapons, weapon_from_dict)
+        elif cls is AddCombatant and f.name == "armour":
+            values["armour"] = _items("armour", data["armour"], armour, armour_from_dict)
+        else:
+            values[f.name] = _convert(f.name, hints[f.name], data[f.name])
+    if values.get("area") is not None and values["area"] not in AREAS:
+        raise bad("area", f"unknown area {values['area']!r}")
+    for name in ("protection", "cover"):
+        if isinstance(values.get(name), dict) and set(values[name]) - set(AREAS):
+            raise bad(name, "unknown areas in protection")
+    if cls in (AddCombatant, UpdateCombatant) and values.get("cover") is not None:
+        values["protection"] = {**(values.get("protection") or {}), **values.pop("cover")}
+    if cls is Respond and values["kind"] not in RESPONSES:
+        raise bad("kind", f"unknown response {values['kind']!r}")
+    if "damage_type" in values:
+        values["damage_type"] = values["damage_type"].upper()
+        if values["damage_type"] not in DAMAGE_TYPES:
+            raise bad("damage_type", "the damage type is P, K or H")
+    if cls is AddCombatant and values.get("weapon_name"):
+        inline = weapon_from_dict(
+            {
+                "name": values["weapon_name"],
+                "damage": values.get("weapon_damage"),
+                "damage_type": values.get("weapon_type") or "",
+                "skill": values.get("weapon_skill") or values["weapon_name"],
+                "ranged": values.get("weapon_ranged", False),
+            }
+        )
+        values["weapons"] = (*values.get("weapons", ()), inline)
+        chance = values.get("weapon_chance")
+        if chance is not None:
+            if not 0 <= chance <= 99:
+                raise bad("weapon_chance", "weapon_chance must be 0-99")
+            values["skills"] = {inline.skill: chance, **(values.get("skills") or {})}
+    return cls(**values)

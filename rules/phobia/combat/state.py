@@ -1,0 +1,254 @@
+"""The values of a Phobia encounter: weapons, combatants, the pending attack and the
+encounter itself. All frozen; mappings are tuples of pairs, so values compare by content
+and survive the JSON codec of `rules.engine` unchanged.
+"""
+
+from dataclasses import dataclass, field, fields
+
+from rules.phobia.injuries import DEFAULT_COLUMNS, DEFAULT_PER_ROW, Bleeding
+
+AREAS = ("face", "skull", "neck", "arm", "chest", "belly", "groin", "leg")  # lines 944-1004
+DAMAGE_TYPES = ("P", "K", "H")  # lines 68-90
+ATTRIBUTE_KEYS = (
+    "strength",
+    "endurance",
+    "agility",
+    "personality",
+    "psyche",
+    "will",
+    "education",
+    "sight",
+    "hearing",
+    "luck",
+)
+RESPONSES = ("defend", "cover", "flee", "shoot_back")  # lines 771-804
+MOVE_MODES = ("", "move", "run", "sprint")  # lines 261-271
+
+
+def changed(value, **changes):
+    """`value` (a frozen dataclass) with some fields changed, without running __init__."""
+    unknown = changes.keys() - _field_names(type(value))
+    if unknown:
+        raise TypeError(f"{type(value).__name__} has no field {sorted(unknown)[0]!r}")
+    new = object.__new__(type(value))
+    new.__dict__.update(value.__dict__)
+    new.__dict__.update(changes)
+    return new
+
+
+_FIELD_NAMES: dict[type, frozenset[str]] = {}
+
+
+def _field_names(cls: type) -> frozenset[str]:
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = _FIELD_NAMES[cls] = frozenset(f.name for f in fields(cls))
+    return names
+
+
+def pairs_get(pairs, key, default=None):
+    for name, value in pairs:
+        if name == key:
+            return value
+    return default
+
+
+@dataclass(frozen=True)
+class HouseRules:
+    """Where the excerpt gives no number (rulings.md § Phobia; ``HOUSE_RULES`` in
+    ``__init__`` names the lines each stands in for)."""
+
+    hit_location: str = "attacker"  # "attacker": the attacker names the area; "random"
+    attack_difficulty: int = 3  # Ob dice of an attack test before modifiers (normal)
+    roll_base: int = 3  # the death and shock rolls' base difficulty (Ob3T6)
+    row_difficulty: int = DEFAULT_PER_ROW  # Ob dice per full row of a section
+    damage_columns: int = DEFAULT_COLUMNS  # boxes in each of a section's ten rows
+    turn_order_die: bool = False  # 1T10 added to TO each round (lines 245-247)
+    death_stat: str = "endurance"  # what the death roll is against (TÅL)
+    shock_stat: str = "shock_value"  # what the shock roll is against (Chockvärde)
+
+
+@dataclass(frozen=True)
+class Weapon:
+    """A weapon: its damage ("skadevärde", a number of ObT6s, lines 808-815), damage type
+    (P, K or H), the skill its attacks are rolled against, and whether it shoots or is
+    thrown (`ranged`: it may aim and shoot back; a weapon that is not is a melee weapon,
+    against which one may defend)."""
+
+    key: str
+    name: str
+    damage: int
+    damage_type: str
+    skill: str
+    ranged: bool = False
+    sources: tuple[tuple[str, str], ...] = ()  # (field, where from), as the catalogue lists
+
+
+@dataclass(frozen=True)
+class Armour:
+    """Protection by area (line 822: the rolled damage is reduced by it)."""
+
+    key: str
+    name: str
+    areas: tuple[tuple[str, int], ...] = ()
+    sources: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class AimedShot:
+    """Aim and shoot (lines 733-743): the shot waits for half the shooter's TO. `lost`:
+    a response was made meanwhile, so the shot loses its −Ob1T6."""
+
+    target: str
+    weapon: str
+    area: str | None = None
+    lost: bool = False
+
+
+@dataclass(frozen=True)
+class Injury:
+    """A serious injury taken: the table row of its 1T10 (lines 944-1004) and what its
+    checks came to: (code, "held" or "failed" or the side lost, "left"/"right")."""
+
+    area: str
+    damage_type: str
+    roll: int
+    name: str
+    codes: tuple[str, ...]
+    line: int
+    outcomes: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class Ongoing:
+    """An ongoing effect (Kvävning!, Inre Skada!) since the encounter's second `since`."""
+
+    code: str
+    since: int
+
+
+@dataclass(frozen=True)
+class Combatant:
+    id: str
+    name: str
+    side: str = "a"
+    npc: bool = True
+    character_id: int | None = None
+    seat: int = 0
+    values: tuple[tuple[str, int], ...] = ()  # attributes and skills, by key
+    turn_order: int = 0  # Turordning as given (line 243)
+    shock_value: int = 10  # Chockvärde (line 181)
+    movement: int = 5  # Förflyttning, metres a round (line 271)
+    weapons: tuple[Weapon, ...] = ()
+    in_hand: tuple[str, ...] = ()  # weapon keys ready ("framme och skjutklart", line 777)
+    protection: tuple[tuple[str, int], ...] = ()  # area -> protection
+    turn_order_modifier: int = 0  # the GM's + or − to TO (line 235: e.g. from injuries)
+    modifier: int = 0  # the GM's Ob dice on all the combatant's tests (lines 527-552)
+    # Damage (lines 164-172, 806-1130).
+    trauma: int = 0
+    pain: int = 0
+    bleeding: Bleeding = field(default_factory=Bleeding)
+    injuries: tuple[Injury, ...] = ()
+    ongoing: tuple[Ongoing, ...] = ()
+    losses: tuple[tuple[str, int], ...] = ()  # what checks and losses took, e.g. ("SYN", ...)
+    alive: bool = True
+    conscious: bool = True
+    # This round (lines 613-804).
+    die: int | None = None  # the round's 1T10 added to TO (house rule)
+    declared: int | None = None  # active actions declared for the turn (0: Avvakta)
+    actives: int = 0  # active actions done
+    responses: int = 0  # response actions done
+    moved: float = 0.0
+    move_mode: str = ""
+    aim: AimedShot | None = None
+    turn_over: bool = False
+    fled: bool = False
+    in_cover: bool = False
+
+    def value(self, key: str) -> int:
+        if key == "shock_value":
+            return self.shock_value
+        return pairs_get(self.values, key, 0)
+
+    @property
+    def current_to(self) -> int:
+        """TO this round: additions first (the die, the GM's modifier), line 235-237."""
+        return self.turn_order + self.turn_order_modifier + (self.die or 0)
+
+    @property
+    def order_to(self) -> int:
+        """Where it acts: aim and shoot halves TO, after the additions (lines 235-237)."""
+        return self.current_to // 2 if self.aim is not None else self.current_to
+
+    @property
+    def acts(self) -> bool:
+        return self.alive and self.conscious
+
+    @property
+    def actions_done(self) -> int:
+        return self.actives + self.responses
+
+    def weapon(self, key: str | None) -> Weapon | None:
+        for weapon in self.weapons:
+            if weapon.key == key:
+                return weapon
+        return None
+
+    def protection_of(self, area: str) -> int:
+        return pairs_get(self.protection, area, 0)
+
+    def with_(self, **changes) -> "Combatant":
+        return changed(self, **changes)
+
+
+@dataclass(frozen=True)
+class Response:
+    """A response action declared against the pending attack (lines 667-677, 771-804),
+    with the difficulty it had when declared (the actions done before it)."""
+
+    id: str
+    kind: str
+    skill: str = ""
+    weapon: str = ""
+    parts: tuple[tuple[str, int], ...] = ()
+    area: str | None = None  # a shot back's area
+
+
+@dataclass(frozen=True)
+class Pending:
+    """An attack declared and waiting for the responses (lines 693-703): the target
+    answers (a response, or none); the others may declare theirs meanwhile."""
+
+    attacker: str
+    target: str
+    weapon: str
+    area: str | None
+    aimed: bool
+    parts: tuple[tuple[str, int], ...]
+    responses: tuple[Response, ...] = ()
+
+
+@dataclass(frozen=True)
+class Encounter:
+    name: str = ""
+    house: HouseRules = field(default_factory=HouseRules)
+    combatants: tuple[Combatant, ...] = ()
+    round: int = 0  # 0: setting up
+    active: str | None = None  # whose turn it is
+    pending: Pending | None = None
+    seconds: int = 0  # time since the fight began (4 s a round)
+    round_closed: bool = False  # the round's end is done; the next one is not begun
+    ended: bool = False
+    next_id: int = 1
+
+    def get(self, cid: str | None) -> Combatant | None:
+        for combatant in self.combatants:
+            if combatant.id == cid:
+                return combatant
+        return None
+
+    def put(self, combatant: Combatant) -> "Encounter":
+        return changed(
+            self,
+            combatants=tuple(combatant if c.id == combatant.id else c for c in self.combatants),
+        )
