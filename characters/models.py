@@ -197,6 +197,21 @@ class Character(models.Model):
             "movement": movement,
         }
 
+    def combat_stats(self, house: dict | None = None) -> tuple[dict[str, int], dict]:
+        """What a combat engine's `character_block` takes: the levels a fight uses and the
+        derived values by key. Aoristos: current levels with RÖR and Förflyttning under load
+        (p. 5). An entered system: the entered values and the system's derived values under
+        the campaign's house rules `house`."""
+        system = self.system
+        if system.builder == "points":
+            levels = self.levels()
+            load = self.load(levels)
+            derived = self.secondary(levels).as_dict() | {"movement": load["movement"]}
+            return levels | {"agility": load["agility"]}, derived
+        values = self.values()
+        derived = system.derived(values, self.rolled, system.house(house or {}))
+        return values, {d.key: d.value for d in derived}
+
     def evaluate(self) -> rules.BuildReport:
         return rules.evaluate_build(
             {key: self.attribute(key) for key in rules.ATTRIBUTES},

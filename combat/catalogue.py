@@ -2,6 +2,8 @@
 number with its source (a page of the text, or a house default), and what the GM adds or
 changes for this campaign (a GM entry with a starter's key replaces it here)."""
 
+import functools
+
 from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -93,17 +95,87 @@ class ArmourForm(forms.Form):
                 "bulk": float(data["bulk"]), "areas": areas, "sources": []}
 
 
+# Aoristos's catalogue forms are made by hand (its weapons have many parts); another
+# engine describes its forms as data (`catalogue_fields`) and `SpecForm` builds them.
 FORMS = {"weapon": WeaponForm, "armour": ArmourForm}
 
 
-def rows(items: dict, own: dict[tuple[str, str], int]) -> dict[str, list]:
+class SpecForm(forms.Form):
+    """A catalogue form made from an engine's field list (see PhobiaCombat.catalogue_fields):
+    each field with its label, bounds or choices; `item()` is the dict the engine reads."""
+
+    def __init__(self, *args, spec=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.spec = list(spec)
+        for field in self.spec:
+            key, kind = field["key"], field["kind"]
+            label = gettext_lazy(field.get("label", key))
+            if kind == "areas":
+                for area, name in field["choices"]:
+                    self.fields[f"{key}_{area}"] = forms.IntegerField(
+                        label=name, required=False, min_value=field.get("minimum", 0),
+                        max_value=field.get("maximum", 999))
+                continue
+            common = {"label": label, "initial": field.get("initial")}
+            if kind == "slug":
+                made = forms.SlugField(max_length=40, **common)
+            elif kind == "text":
+                made = forms.CharField(max_length=100, **common)
+            elif kind == "int":
+                made = forms.IntegerField(min_value=field.get("minimum"),
+                                          max_value=field.get("maximum"), **common)
+            elif kind == "choice":
+                made = forms.ChoiceField(choices=[tuple(c) for c in field["choices"]], **common)
+            else:
+                made = forms.BooleanField(required=False, **common)
+            self.fields[key] = made
+
+    def item(self) -> dict:
+        data = self.cleaned_data
+        item: dict = {}
+        for field in self.spec:
+            key = field["key"]
+            if field["kind"] == "areas":
+                item[key] = [[area, data[f"{key}_{area}"]] for area, _name in field["choices"]
+                             if data.get(f"{key}_{area}")]
+            else:
+                item[key] = data[key]
+        return item
+
+
+def forms_for(engine) -> dict:
+    """The catalogue's form class per kind for `engine`, each taking (data, prefix=)."""
+    spec = getattr(engine, "catalogue_fields", None)
+    if spec is None:
+        return FORMS
+    return {kind: functools.partial(SpecForm, spec=fields) for kind, fields in spec().items()}
+
+
+def rows(items: dict, own: dict[tuple[str, str], int], spec=None) -> dict[str, list]:
+    """The catalogue's entries per kind, by name; with an engine's field list (`spec`),
+    `shown` gives each choice field's label and each area's name."""
     out = {}
     for kind, entries in items.items():
+        fields = (spec or {}).get(kind, ())
         out[kind] = [
             {"item": item, "own": own.get((kind, key)),
-             "text": sorted({src for _f, src in item.sources if src.startswith("s.")})}
+             "text": sorted({src for _f, src in item.sources if src.startswith("s.")}),
+             "shown": shown(item, fields)}
             for key, item in sorted(entries.items(), key=lambda pair: pair[1].name)
         ]
+    return out
+
+
+def shown(item, fields) -> dict:
+    """An item's choice values by their labels, and its areas as (name, value) pairs."""
+    out = {}
+    for field in fields:
+        names = dict(map(tuple, field.get("choices", ())))
+        value = getattr(item, field["key"], None)
+        if field["kind"] == "choice":
+            out[field["key"]] = names.get(value, value)
+        elif field["kind"] == "areas":
+            out[field["key"]] = [(names.get(area, area), n) for area, n in value or ()]
     return out
 
 
@@ -114,15 +186,16 @@ def catalogue_page(request, pk: int):
         engine = engine_for(campaign.rule_system)
     except RulesError:
         raise Http404 from None
+    form_classes = forms_for(engine)
     kind = request.POST.get("kind") or request.GET.get("kind") or "weapon"
-    if kind not in FORMS:
+    if kind not in form_classes:
         kind = "weapon"
-    forms_ = {name: cls(prefix=name) for name, cls in FORMS.items()}
+    forms_ = {name: cls(prefix=name) for name, cls in form_classes.items()}
     status = 200
     if request.method == "POST":
         if not membership.is_gm:
             raise PermissionDenied
-        form = FORMS[kind](request.POST, prefix=kind)
+        form = form_classes[kind](request.POST, prefix=kind)
         forms_[kind] = form
         if form.is_valid():
             data = form.item()
@@ -147,8 +220,10 @@ def catalogue_page(request, pk: int):
     context = {
         "campaign": campaign,
         "membership": membership,
-        "rows": rows(catalogue(campaign.pk, engine), own),
+        "rows": rows(catalogue(campaign.pk, engine), own,
+                     getattr(engine, "catalogue_fields", dict)()),
         "forms": forms_,
+        "items_template": f"{engine.template}/_catalogue.html",
     }
     return render(request, "combat/catalogue.html", context, status=status)
 

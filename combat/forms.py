@@ -1,4 +1,5 @@
 from django import forms
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 # The house rules' labels, by key: the rule system lists its house rules (key, kind,
@@ -20,21 +21,38 @@ HOUSE_RULE_HELP = {
 
 
 class EncounterForm(forms.Form):
+    """A new encounter: its name and the engine's house rules, each marked a house rule
+    with its default. `campaign` gives the starting values of rules the campaign has too
+    (Phobia's damage columns and difficulty per row)."""
+
     name = forms.CharField(label=_("Name"), max_length=100)
 
-    def __init__(self, *args, house_rules=(), **kwargs):
+    def __init__(self, *args, house_rules=(), campaign=None, **kwargs):
         super().__init__(*args, **kwargs)
         self.house_rule_keys = []
+        campaign_values = campaign.house() if campaign is not None else {}
         for rule in house_rules:
             key = rule["key"]
-            label = HOUSE_RULE_LABELS.get(key, key)
-            help_text = HOUSE_RULE_HELP.get(key, rule.get("help", ""))
+            label = HOUSE_RULE_LABELS.get(key) or gettext(rule.get("label", key))
+            help_text = HOUSE_RULE_HELP.get(key) or gettext(
+                "House rule; default %(default)s (%(text)s)."
+            ) % {"default": rule["default"], "text": rule.get("rule", "")} + (
+                " " + gettext(rule["help"]) if rule.get("help") else ""
+            )
+            initial = campaign_values.get(key, rule["default"])
+            common = {"label": label, "initial": initial, "help_text": help_text}
             if rule["kind"] == "bool":
-                field = forms.BooleanField(label=label, required=False, initial=rule["default"],
-                                           help_text=help_text)
+                field = forms.BooleanField(required=False, **common)
+            elif rule["kind"] == "choice":
+                field = forms.ChoiceField(
+                    choices=[(value, gettext(name)) for value, name in rule["choices"]], **common
+                )
+            elif rule["kind"] == "int":
+                field = forms.IntegerField(min_value=rule["minimum"], max_value=rule["maximum"],
+                                           **common)
             else:
-                field = forms.FloatField(label=label, initial=rule["default"], min_value=0.5,
-                                         max_value=10, help_text=help_text)
+                field = forms.FloatField(min_value=rule.get("minimum", 0.5),
+                                         max_value=rule.get("maximum", 10), **common)
             self.fields[f"house_{key}"] = field
             self.house_rule_keys.append(key)
 

@@ -182,7 +182,8 @@ def encounter_list(request, pk: int):
         engine = engine_for(campaign.rule_system)
     except RulesError:
         raise Http404 from None
-    form = EncounterForm(request.POST or None, house_rules=engine.house_rules())
+    form = EncounterForm(request.POST or None, house_rules=engine.house_rules(),
+                        campaign=campaign)
     if request.method == "POST":
         if not membership.is_gm:
             raise PermissionDenied
@@ -301,12 +302,8 @@ def add_combatant(request, pk: int):
         if source == "character":
             character_id = strict_int(request.POST.get("character"), name="character")
             character = get_object_or_404(encounter.campaign.characters, pk=character_id)
-            levels = character.levels()
-            load = character.load(levels)
-            derived = character.secondary(levels).as_dict() | {"movement": load["movement"]}
-            block = engine.character_block(
-                name=character.name, levels=levels | {"agility": load["agility"]}, derived=derived
-            )
+            levels, derived = character.combat_stats(encounter.campaign.house_rules)
+            block = engine.character_block(name=character.name, levels=levels, derived=derived)
             block["character_id"] = character.pk
             # What the character carries from the catalogue comes along (its sheet).
             weapons, armour = services.character_gear(
@@ -377,5 +374,5 @@ def attack_preview(request, pk: int):
     viewer = services.viewer_for(encounter, membership)
     if preview.get("ok") and not viewer.is_gm and data.get("id") not in viewer.controls:
         raise PermissionDenied
-    return render(request, "combat/aoristos/_preview.html", {"preview": preview})
+    return render(request, f"{engine.template}/_preview.html", {"preview": preview})
 

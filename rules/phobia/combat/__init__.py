@@ -212,6 +212,33 @@ class PhobiaCombat:
         """The excerpt lists no weapons or armour: the campaign's own entries only."""
         return {"weapon": {}, "armour": {}}
 
+    def catalogue_fields(self) -> dict[str, list[dict]]:
+        """The campaign catalogue's forms as data (the app builds them): per kind, each
+        field's key, label, kind ("slug", "text", "int", "choice", "bool", or "areas": one
+        number per area) and bounds or choices; what `item_from_dict` reads back."""
+        stats = [[key, name] for key, name in view.STAT_NAMES.items()
+                 if key not in view.DERIVED_TERMS]
+        return {
+            "weapon": [
+                {"key": "key", "label": _("Key"), "kind": "slug"},
+                {"key": "name", "label": _("Name"), "kind": "text"},
+                {"key": "damage", "label": "Skadevärde (ObT6)", "kind": "int",
+                 "minimum": 1, "maximum": 20, "initial": 2},
+                {"key": "damage_type", "label": "P/K/H", "kind": "choice",
+                 "choices": [["H", "H"], ["P", "P"], ["K", "K"]]},
+                {"key": "skill", "label": _("Skill or attribute attacks use"), "kind": "choice",
+                 "choices": stats, "initial": "combat_experience"},
+                {"key": "ranged", "label": _("Ranged (shoots or is thrown)"), "kind": "bool"},
+            ],
+            "armour": [
+                {"key": "key", "label": _("Key"), "kind": "slug"},
+                {"key": "name", "label": _("Name"), "kind": "text"},
+                {"key": "areas", "label": _("Protection"), "kind": "areas",
+                 "choices": [[area, view.AREA_NAMES[area]] for area in state.AREAS],
+                 "minimum": 0, "maximum": 99},
+            ],
+        }
+
     def item_from_dict(self, kind: str, data):
         """A campaign's own catalogue entry from its stored JSON; RulesError if malformed."""
         if kind == "weapon":
