@@ -617,6 +617,11 @@ def describe_one(state: Encounter, event, viewer: Viewer) -> dict:
                 damage=event.damage,
                 trauma=event.trauma,
                 pain=event.pain,
+                # The split (lines 843-849) and what the table's Tx/Sx codes added.
+                split_trauma=event.damage // 2,
+                split_pain=event.damage - event.damage // 2,
+                table_trauma=event.trauma - event.damage // 2,
+                table_pain=event.pain - (event.damage - event.damage // 2),
                 bleed=event.bleed,
                 checks=[
                     {
