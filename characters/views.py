@@ -9,6 +9,7 @@ from django.views.decorators.http import require_POST
 from campaigns.access import Access, get_campaign, get_character
 from campaigns.models import AVAILABLE_SYSTEMS, RuleSystem
 from characters.body import body_context
+from characters.damage import damage_context
 from characters.entered import IDENTITY_FIELDS as ENTERED_IDENTITY
 from characters.entered import EnteredForm, derived_rows, house_of, issue_text
 from characters.forms import CharacterForm, ItemForm, OddsForm, issue_message
@@ -297,8 +298,8 @@ def character_sheet(request, pk: int):
 
 def entered_sheet_context(character: Character, access: Access) -> dict:
     """The sheet of an entered system's character: its values, derived values with their
-    formulas, what was rolled when it was made, and what its campaign's house rules say of
-    it."""
+    formulas, what was rolled when it was made, what its campaign's house rules say of
+    it, and the damage rows its system's engine draws (`characters.damage`)."""
     values = character.values()
     system = character.system
     house = house_of(character)
@@ -312,6 +313,7 @@ def entered_sheet_context(character: Character, access: Access) -> dict:
         "skill_rows": [{"stat": s, "value": values[s.key]} for s in system.skills],
         "derived": derived_rows(character),
         "issues": [issue_text(issue) for issue in system.check(values, house)],
+        "damage": damage_context(character, house),
     }
 
 

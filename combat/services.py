@@ -25,7 +25,7 @@ from collections import OrderedDict
 from datetime import timedelta
 
 from django.db import IntegrityError, connection, transaction
-from django.db.models import TextField
+from django.db.models import Exists, OuterRef, Q, TextField
 from django.db.models.functions import Cast
 from django.utils import timezone
 
@@ -545,3 +545,46 @@ def records_concerning(encounter_id: int, combatant_id: str, *, limit: int) -> l
         )
     rows = rows.order_by("-version").values_list("version", "seq", "events", "created_at")
     return list(rows[:limit])
+
+
+# A character's latest fight (the sheet's damage rows: characters/damage.py) ---------------
+
+
+def fights_of(campaign_id: int, character_id: int, *, system: str, limit: int) -> list[Encounter]:
+    """The campaign's newest `limit` fights (kind "combat" of `system`) whose log adds
+    character `character_id` as a combatant, newest first: one query, the filter in the
+    database whatever the number of fights (a record's events hold the added combatant
+    with its "character_id"). PostgreSQL tests JSON containment; SQLite, which has none,
+    the stored JSON text. The log says the character was added, not that it is still in
+    the fight (removed, or the adding undone): the caller folds each to see."""
+    added = CombatRecord.objects.filter(
+        encounter_id=OuterRef("pk"), command="add_combatant"
+    )
+    if connection.features.supports_json_field_contains:
+        added = added.filter(events__contains=[{"combatant": {"character_id": character_id}}])
+    else:
+        needle = json.dumps({"character_id": character_id})[1:-1]  # "character_id": 7
+        added = added.alias(events_text=Cast("events", TextField())).filter(
+            Q(events_text__contains=f"{needle},") | Q(events_text__contains=f"{needle}}}")
+        )
+    fights = Encounter.objects.filter(
+        campaign_id=campaign_id, kind=Encounter.Kind.COMBAT, system=system
+    ).filter(Exists(added))
+    return list(fights.order_by("-created_at", "-pk")[:limit])
+
+
+def last_body(encounter: Encounter, engine, character_id: int) -> dict:
+    """The character's body at the end of its campaign's newest other fight, for an engine
+    that carries wounds from one fight to the next (``body_of``); {} when it has none or
+    was unhurt there. One query (`fights_of`) and the folded state of one or two fights."""
+    body_of = getattr(engine, "body_of", None)
+    if body_of is None:
+        return {}
+    fights = fights_of(encounter.campaign_id, character_id, system=encounter.system, limit=3)
+    for fight in fights:
+        if fight.pk == encounter.pk:
+            continue
+        body = body_of(folded(fight, engine).state, character_id)
+        if body is not None:  # the newest fight it is still in
+            return body
+    return {}

@@ -305,6 +305,10 @@ def add_combatant(request, pk: int):
             levels, derived = character.combat_stats(encounter.campaign.house_rules)
             block = engine.character_block(name=character.name, levels=levels, derived=derived)
             block["character_id"] = character.pk
+            # Its wounds from the last fight go on here (an engine that keeps them).
+            body = services.last_body(encounter, engine, character.pk)
+            if body:
+                block["carried"] = body
             # What the character carries from the catalogue comes along (its sheet).
             weapons, armour = services.character_gear(
                 character, services.catalogue(encounter.campaign_id, engine)

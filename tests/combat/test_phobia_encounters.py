@@ -176,3 +176,49 @@ def test_a_player_wounds_an_npc_from_the_panel_to_a_serious_injury(
     panel = client.get(reverse("combat:state", args=[encounter.pk])).content.decode()
     assert "Artärblödning" in panel
     assert 'data-testid="pain-c2"' not in panel
+
+
+def test_the_next_fight_goes_on_from_the_wounds_of_the_last(
+    client, gm, alice, phobia, jace, dice
+):
+    """Jace's arm cut in the first fight (8 Trauma, 9 Smärta, Artärblödning) is there when
+    the GM adds Jace to the next: the rows, the injury and the bleeding go on, and the log
+    says so. The rule text's bleeding runs on (lines 1072-1095): a minute bleeds 9 more."""
+    first = Encounter.objects.create(campaign=phobia, name="Gränden", system="phobia")
+    english(client, gm)
+    post(client, first, {"source": "character", "character": jace.pk, "side": "a"},
+         "combat:add")
+    post(client, first, {"source": "block", "name": "Vakten", "side": "b", "turn_order": "99",
+                         "weapon_name": "Yxa", "weapon_damage": "4", "weapon_type": "H",
+                         "weapon_skill": "axe", "weapon_chance": "12"}, "combat:add")
+    for command in ({"type": "start_round"}, {"type": "declare", "id": "c2", "actions": "1"},
+                    {"type": "attack", "id": "c2", "target": "c1", "weapon": "Yxa",
+                     "area": "arm"}):
+        answer = post(client, first, command)
+        assert answer.status_code == 200, answer.content.decode()[:300]
+    english(client, alice)
+    dice.queue += [2, 3, 4, 5, 5, 4, 3, 3, 1, 2, 1, 1, 2, 2, 2, 2, 2]
+    assert post(client, first, {"type": "pass", "id": "c1"}).status_code == 200
+    assert dice.queue == []
+    first.refresh_from_db()
+    hurt = services.folded(first).state.combatants[0]
+    assert (hurt.trauma, hurt.pain, hurt.bleeding.rate) == (8, 9, 9)
+
+    english(client, gm)
+    second = Encounter.objects.create(campaign=phobia, name="Källaren", system="phobia")
+    added = post(client, second, {"source": "character", "character": jace.pk, "side": "a"},
+                 "combat:add")
+    assert added.status_code == 200
+    second.refresh_from_db()
+    again = services.folded(second).state.combatants[0]
+    assert (again.trauma, again.pain, again.bleeding) == (hurt.trauma, hurt.pain, hurt.bleeding)
+    assert [i.name for i in again.injuries] == ["Artärblödning"]
+    log = client.get(second.get_absolute_url()).content.decode()
+    assert "Jace joins the encounter (side a) with the wounds of the last fight." in log
+    dice.queue += [1, 1, 1, 1, 1, 1]  # the shock roll when the blood loss rises
+    waited = post(client, second, {"type": "advance_time", "minutes": "1",
+                                   "activity": "normal"})
+    assert waited.status_code == 200
+    assert dice.queue == []
+    second.refresh_from_db()
+    assert services.folded(second).state.combatants[0].bleeding.loss == 9

@@ -1088,3 +1088,57 @@ def test_random_games_never_crash_and_replay_to_the_state(seed, steps):
             again = ENGINE.evolve(again, event)
     assert again == state
     assert replay(ENGINE, initial, records).state == state
+
+
+# A character's wounds go on into the next fight --------------------------------------------
+
+
+def test_a_characters_wounds_go_on_into_the_next_encounter_lines_1072_1095():
+    """A's arm cut (8 Trauma, 9 Smärta, Artärblödning, bleed rate 9) is carried into a new
+    encounter as add_combatant's `carried`: the rows, the injury and the bleeding's clocks
+    go on, so a minute there bleeds exactly as a minute more in the first would have."""
+    state = duel()
+    state = state.put(by_name(state, "A").with_(shock_value=12, character_id=7))
+    state, _ = run(state, {"type": "start_round"})
+    state, _ = run(state, {"type": "declare", "id": "c1", "actions": 0})
+    state, _ = run(state, {"type": "declare", "id": "c2", "actions": 1})
+    state, _ = run(state, {"type": "attack", "id": "c2", "target": "c1", "weapon": "Yxa",
+                           "area": "arm"})
+    state, _ = run(state, {"type": "pass", "id": "c1"}, 2, 3, 4, 5, 5, 4, 3, 3,
+                   1, 2, 1, 1, 2, 2, 2, 2, 2)
+    state, _ = run(state, {"type": "end_round"})
+    assert ENGINE.body_of(state, 8) is None  # nobody with that character here
+    body = json.loads(json.dumps(ENGINE.body_of(state, 7)))  # as stored and posted
+    assert body["trauma"] == 8
+    assert body["pain"] == 9
+    assert body["injuries"][0][3] == "Artärblödning"
+
+    later = ENGINE.new_state({})
+    later = add(later, "A", character_id=7, shock_value=12, carried=body)
+    again = by_name(later, "A")
+    first = by_name(state, "A")
+    for field in ("trauma", "pain", "bleeding", "injuries", "losses", "alive", "conscious"):
+        assert getattr(again, field) == getattr(first, field), field
+    later, events = run(later, {"type": "advance_time", "minutes": 1}, 1, 1, 1, 1, 1, 1)
+    state, _ = run(state, {"type": "advance_time", "minutes": 1}, 1, 1, 1, 1, 1, 1)
+    assert by_name(later, "A").bleeding == by_name(state, "A").bleeding
+    assert of(events, E.TimePassed).gained == 9
+    # Not in an encounter: None; there but unhurt: nothing to carry.
+    assert ENGINE.body_of(ENGINE.new_state({}), 7) is None
+    assert ENGINE.body_of(add(ENGINE.new_state({}), "A", character_id=7), 7) == {}
+
+
+@pytest.mark.parametrize("carried", [
+    {"trauma": -1},
+    {"trauma": "8"},
+    {"bleeding": [0, 0, 5, 0, 0]},  # a clock that cannot run without bleeding
+    {"injuries": [["tail", "H", 3, "Svans", [], 1, []]]},
+    {"injuries": [["arm", "H", 3]]},
+    {"ongoing": [["", 10]]},
+    {"alive": "no"},
+    {"mood": 3},
+    [1, 2],
+])
+def test_a_carried_body_is_read_strictly(carried):
+    with pytest.raises(RulesError):
+        add(ENGINE.new_state({}), "A", character_id=7, carried=carried)

@@ -203,6 +203,15 @@ class PhobiaCombat:
     def describe(self, encounter: Encounter, events_, viewer: Viewer) -> list[dict]:
         return view.describe(encounter, events_, viewer)
 
+    def damage_sheet(
+        self, encounter: Encounter | None, character_id: int, house: Mapping[str, Any]
+    ) -> dict:
+        """A character's Trauma, Smärta and Blodförlust rows for its sheet, as the paper
+        form draws them in the campaign's house rules `house`, with what it took in
+        `encounter` (None: nothing yet); `recorded`: whether the encounter has it. Plain
+        data for the engine's ``_damage_sheet.html`` (see `view.damage_sheet`)."""
+        return view.damage_sheet(encounter, character_id, house)
+
     def preview(self, encounter: Encounter, command, viewer: Viewer = GM_VIEW) -> dict:
         if not isinstance(command, commands.Attack):
             raise RulesError("only attacks have a preview")
@@ -211,6 +220,15 @@ class PhobiaCombat:
     def catalogue(self) -> dict[str, dict]:
         """The excerpt lists no weapons or armour: the campaign's own entries only."""
         return {"weapon": {}, "armour": {}}
+
+    def body_of(self, encounter: Encounter, character_id: int) -> dict | None:
+        """A campaign character's body in this encounter, as the `carried` field of its
+        add_combatant in the next one: None when it is not here, {} when it is unhurt. A new fight
+        goes on from the wounds of the last (the GM lets time pass in it first)."""
+        for c in encounter.combatants:
+            if c.character_id == character_id:
+                return engine.body_of(c, encounter.seconds, encounter.name)
+        return None
 
     def catalogue_fields(self) -> dict[str, list[dict]]:
         """The campaign catalogue's forms as data (the app builds them): per kind, each

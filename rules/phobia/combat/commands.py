@@ -60,6 +60,9 @@ class AddCombatant:
     weapon_skill: str | None = None
     weapon_chance: int | None = None  # the skill's value, when `skills` lacks it
     weapon_ranged: bool = False
+    # A character's body from an earlier fight (PhobiaCombat.body_of): its damage, bleeding,
+    # serious injuries, ongoing codes and losses go on in this encounter.
+    carried: dict | None = None
 
 
 @dataclass(frozen=True)
@@ -375,6 +378,8 @@ def parse_command(data: Any, *, weapons=None, armour=None) -> Any:
             values["weapons"] = _items("weapons", data["weapons"], weapons, weapon_from_dict)
         elif cls is AddCombatant and f.name == "armour":
             values["armour"] = _items("armour", data["armour"], armour, armour_from_dict)
+        elif cls is AddCombatant and f.name == "carried":
+            values["carried"] = data["carried"]  # read strictly when decided (carried_body)
         else:
             values[f.name] = _convert(f.name, hints[f.name], data[f.name])
     if values.get("area") is not None and values["area"] not in AREAS:

@@ -54,7 +54,9 @@ from rules.errors import gettext_noop as _
 from rules.phobia.combat import commands as C
 from rules.phobia.combat import events as E
 from rules.phobia.combat.state import (
+    AREAS,
     ATTRIBUTE_KEYS,
+    DAMAGE_TYPES,
     AimedShot,
     Combatant,
     Encounter,
@@ -71,6 +73,7 @@ from rules.phobia.injuries import (
     INJURY_DIE,
     ROUND_SECONDS,
     Activity,
+    Bleeding,
     CheckKind,
     advance_bleeding,
     apply_hit,
@@ -613,6 +616,83 @@ def actor_of(state: Encounter, command) -> str | None:
     return getattr(command, "id", None)
 
 
+def body_of(c: Combatant, seconds: int, encounter: str = "") -> dict:
+    """A combatant's body as JSON data another encounter's add_combatant takes
+    (`carried`), or {} when it is unhurt: damage, bleeding with its clocks, serious
+    injuries, ongoing codes with how long they have run, losses, alive and conscious."""
+    bleeding = c.bleeding
+    if not (c.trauma or c.pain or bleeding.rate or bleeding.loss or c.injuries or c.ongoing
+            or c.losses or not c.alive or not c.conscious):
+        return {}
+    return {
+        "encounter": encounter,
+        "trauma": c.trauma,
+        "pain": c.pain,
+        "bleeding": [bleeding.rate, bleeding.loss, bleeding.clock, bleeding.decay,
+                     bleeding.recovery],
+        "injuries": [[i.area, i.damage_type, i.roll, i.name, list(i.codes), i.line,
+                      [list(o) for o in i.outcomes]] for i in c.injuries],
+        "ongoing": [[o.code, max(0, seconds - o.since)] for o in c.ongoing],
+        "losses": [list(loss) for loss in c.losses],
+        "alive": c.alive,
+        "conscious": c.conscious,
+    }
+
+
+def carried_body(data, seconds: int) -> dict:
+    """`body_of`'s data read back strictly, as Combatant fields (an ongoing code keeps
+    how long it has run: its start moves to before this encounter's clock)."""
+
+    def whole(value, field, high=100_000):
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= high:
+            out_of_range(field, 0, high)
+        return value
+
+    def text(value, field):
+        if not isinstance(value, str) or not 0 < len(value) <= 100:
+            refuse(_("{field} must be text"), "bad_field", field=field)
+        return value
+
+    known = {"encounter", "trauma", "pain", "bleeding", "injuries", "ongoing", "losses",
+             "alive", "conscious"}
+    if not isinstance(data, dict) or set(data) - known:
+        refuse(_("{field} must be a body from an earlier fight"), "bad_field", field="carried")
+    try:
+        rate, loss, clock, decay, recovery = (
+            whole(v, "bleeding") for v in data.get("bleeding", [0, 0, 0, 0, 0])
+        )
+        bleeding = Bleeding(rate, loss, clock, decay, recovery)
+        injuries = []
+        for area, damage_type, die, name, codes, line, outcomes in data.get("injuries", []):
+            if area not in AREAS or damage_type not in DAMAGE_TYPES:
+                refuse(_("{field} must be a body from an earlier fight"), "bad_field",
+                       field="injuries")
+            injuries.append(Injury(
+                area, damage_type, whole(die, "injuries", 10), text(name, "injuries"),
+                tuple(text(code, "injuries") for code in codes), whole(line, "injuries"),
+                tuple((text(a, "injuries"), text(b, "injuries")) for a, b in outcomes),
+            ))
+        ongoing = tuple(Ongoing(text(code, "ongoing"), seconds - whole(ran, "ongoing"))
+                        for code, ran in data.get("ongoing", []))
+        losses = tuple((text(what, "losses"), whole(amount, "losses"))
+                       for what, amount in data.get("losses", []))
+    except (TypeError, ValueError):
+        refuse(_("{field} must be a body from an earlier fight"), "bad_field", field="carried")
+    alive, conscious = data.get("alive", True), data.get("conscious", True)
+    if not isinstance(alive, bool) or not isinstance(conscious, bool):
+        refuse(_("{field} must be a body from an earlier fight"), "bad_field", field="carried")
+    return {
+        "trauma": whole(data.get("trauma", 0), "trauma"),
+        "pain": whole(data.get("pain", 0), "pain"),
+        "bleeding": bleeding,
+        "injuries": tuple(injuries),
+        "ongoing": ongoing,
+        "losses": losses,
+        "alive": alive,
+        "conscious": conscious,
+    }
+
+
 def _add(state: Encounter, cmd: C.AddCombatant, rng):
     require_open(state)
     if not cmd.name:
@@ -662,7 +742,9 @@ def _add(state: Encounter, cmd: C.AddCombatant, rng):
             protection[area] = protection.get(area, 0) + value
     for area, value in (cmd.protection or {}).items():
         protection[area] = protection.get(area, 0) + value
+    body = carried_body(cmd.carried, state.seconds) if cmd.carried else {}
     new = Combatant(
+        **body,
         id=f"c{state.next_id}",
         name=cmd.name,
         side=cmd.side or "a",

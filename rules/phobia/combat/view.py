@@ -5,7 +5,9 @@ is up, in cover or fled, its serious injuries by name, and whether its attacks h
 never its values, boxes, difficulties or dice.
 """
 
+from collections.abc import Mapping
 from fractions import Fraction
+from typing import Any
 
 from rules.engine import Viewer, encode
 from rules.errors import RulesError
@@ -15,7 +17,15 @@ from rules.phobia.combat import engine as X
 from rules.phobia.combat import events as E
 from rules.phobia.combat.state import AREAS, ATTRIBUTE_KEYS, RESPONSES, Combatant, Encounter
 from rules.phobia.dice import ObDice, p_at_most
-from rules.phobia.injuries import ROWS, Area, filled_rows, overflow_boxes, row_difficulty
+from rules.phobia.injuries import (
+    DEFAULT_COLUMNS,
+    DEFAULT_PER_ROW,
+    ROWS,
+    Area,
+    filled_rows,
+    overflow_boxes,
+    row_difficulty,
+)
 from rules.phobia.success import odds
 
 GM_VIEW = Viewer(is_gm=True)
@@ -61,9 +71,14 @@ def clock(seconds: int) -> str:
 
 
 def section(state: Encounter, key: str, boxes: int) -> dict:
-    """A damage section as the sheet draws it (lines 164-172): ten rows of the campaign's
-    columns, each with the Ob dice it adds once full."""
-    cols, per = state.house.damage_columns, state.house.row_difficulty
+    """A damage section as the encounter's panel draws it, by the encounter's house rules."""
+    return damage_section(key, boxes, state.house.damage_columns, state.house.row_difficulty)
+
+
+def damage_section(key: str, boxes: int, cols: int, per: int) -> dict:
+    """A damage section as the sheet draws it (lines 164-172): ten rows of `cols` boxes
+    (the damage columns), each with the Ob dice (`per` a full row) it adds once full. The
+    encounter's panel and the character's sheet (`damage_sheet`) both draw it so."""
     rows = []
     for index in range(ROWS):
         filled = min(max(boxes - index * cols, 0), cols)
@@ -83,6 +98,42 @@ def section(state: Encounter, key: str, boxes: int) -> dict:
         "adds": row_difficulty(boxes, cols, per),
         "overflow": overflow_boxes(boxes, cols),
         "affects": list(SECTION_AFFECTS[key]),
+    }
+
+
+def damage_sheet(state: Encounter | None, character_id: int, house: Mapping[str, Any]) -> dict:
+    """A character's damage rows for its sheet (lines 164-172, 1017-1122): Trauma, Smärta
+    and Blodförlust as the paper form has them, in the campaign's damage columns and
+    difficulty per row (`house`: the campaign's house rules, or the system's defaults),
+    with what the character took in `state` (an encounter, or None: no fight yet).
+    `recorded`: whether `state` has a combatant of the character (its first); without
+    one every box is empty. The sheet is the character's own: its numbers show."""
+    cols = int(house.get("damage_columns", DEFAULT_COLUMNS))
+    per = int(house.get("row_difficulty", DEFAULT_PER_ROW))
+    found = None
+    if state is not None:
+        found = next((c for c in state.combatants if c.character_id == character_id), None)
+    c = found or Combatant(id="", name="")  # no fight yet: nothing taken
+    sections = [
+        damage_section("trauma", c.trauma, cols, per),
+        damage_section("pain", c.pain, cols, per),
+        damage_section("blood_loss", c.bleeding.loss, cols, per),
+    ]
+    for drawn in sections:
+        for row in drawn["rows"]:
+            row["filled"] = sum(row["boxes"])
+    return {
+        "recorded": found is not None,
+        "columns": cols,
+        "row_difficulty": per,
+        "sections": sections,
+        "injuries": [injury_view(i) for i in c.injuries],
+        "bleed_rate": c.bleeding.rate,
+        "blood_loss": c.bleeding.loss,
+        "alive": c.alive,
+        "conscious": c.conscious,
+        "ongoing": [o.code for o in c.ongoing],
+        "skill_adds": X.skill_difficulty_added(c.pain, cols, per),
     }
 
 
@@ -562,7 +613,9 @@ def describe_one(state: Encounter, event, viewer: Viewer) -> dict:
     kind = type(event).__name__
     if kind == "CombatantAdded":
         c = event.combatant
-        return {"kind": kind, "id": c.id, "name": c.name, "npc": c.npc, "side": c.side}
+        carried = bool(X.body_of(c, state.seconds))
+        return {"kind": kind, "id": c.id, "name": c.name, "npc": c.npc, "side": c.side,
+                "carried": carried}
     data = encode(event)
     data.pop("_")
     line = {"kind": kind}
