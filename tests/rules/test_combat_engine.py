@@ -651,3 +651,16 @@ def test_a_scan_sees_the_fully_visible_and_tests_sin_for_the_partly_hidden_p6():
         ("Buskage", 6, True),
         ("Bakom", 5, False),
     ]
+
+
+@pytest.mark.parametrize("character_id", [1, 1541, 10**12])
+def test_a_character_of_any_database_id_can_join(character_id):
+    """A character's id is the database's, not a game number: a site with more than a
+    thousand characters once could not bring the rest into a fight."""
+    command = ENGINE.parse_command({"type": "add_combatant", "name": "Albert",
+                                    "character_id": character_id})
+    assert command.character_id == character_id
+    for bad in (0, -1, 2**63, True, "7"):
+        with pytest.raises(RulesError):
+            ENGINE.parse_command({"type": "add_combatant", "name": "Albert",
+                                  "character_id": bad})

@@ -1142,3 +1142,13 @@ def test_a_characters_wounds_go_on_into_the_next_encounter_lines_1072_1095():
 def test_a_carried_body_is_read_strictly(carried):
     with pytest.raises(RulesError):
         add(ENGINE.new_state({}), "A", character_id=7, carried=carried)
+
+
+@pytest.mark.parametrize("character_id", [1, 1541, 10**12])
+def test_a_character_of_any_database_id_can_join(character_id):
+    state = add(ENGINE.new_state({}), "Jace", character_id=character_id)
+    assert by_name(state, "Jace").character_id == character_id
+    for bad in (0, -1, 2**63, True):
+        with pytest.raises(RulesError):
+            ENGINE.parse_command({"type": "add_combatant", "name": "Jace",
+                                  "character_id": bad})

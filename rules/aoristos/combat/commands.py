@@ -303,6 +303,9 @@ COMMAND_NAMES = {cls: name for name, cls in COMMANDS.items()}
 COMMAND_TYPES = {cls.__name__: cls for cls in COMMANDS.values()}
 
 
+MAX_ID = 2**63 - 1  # a database id (a character's), not a game number
+
+
 def _convert(name: str, kind: Any, value: Any) -> Any:
     origin = get_origin(kind)
     args = get_args(kind)
@@ -318,7 +321,8 @@ def _convert(name: str, kind: Any, value: Any) -> Any:
     if kind is int:
         if isinstance(value, bool) or not isinstance(value, int):
             raise RulesError(f"{name} must be a whole number", code="bad_field", field=name)
-        if not -1000 <= value <= 1000:
+        low, high = (1, MAX_ID) if name == "character_id" else (-1000, 1000)
+        if not low <= value <= high:
             raise RulesError(f"{name} is out of range", code="bad_field", field=name)
         return value
     if kind is float:

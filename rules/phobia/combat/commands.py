@@ -238,6 +238,9 @@ def bad(name: str, message: str) -> RulesError:
     return RulesError(message, code="bad_field", field=name)
 
 
+MAX_ID = 2**63 - 1  # a database id (a character's), not a game number
+
+
 def _convert(name: str, kind: Any, value: Any) -> Any:
     origin = get_origin(kind)
     args = get_args(kind)
@@ -257,7 +260,8 @@ def _convert(name: str, kind: Any, value: Any) -> Any:
             value = int(value)
         if isinstance(value, bool) or not isinstance(value, int):
             raise bad(name, f"{name} must be a whole number")
-        if not -1000 <= value <= 1000:
+        low, high = (1, MAX_ID) if name == "character_id" else (-1000, 1000)
+        if not low <= value <= high:
             raise bad(name, f"{name} is out of range")
         return value
     if kind is float:
