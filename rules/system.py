@@ -253,3 +253,9 @@ class RuleSystem(Protocol):
     def result_of(self, stored: Mapping[str, Any]) -> TestResult:
         """A stored roll (what ``TestResult`` wrote to the log) read back."""
         ...
+
+    def situation_of(self, result: TestResult) -> str | None:
+        """A situation the rolled test opens for its character (Phobia's Lugn: "nervous"
+        and the like), which ``plan_test`` takes back as ``request["situation"]`` for the
+        character's later tests until the table ends it; None: the test opens none."""
+        ...

@@ -8,6 +8,7 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from rules import RulesError
+from table.services import open_situation
 
 
 class EnteredTestForm(forms.Form):
@@ -22,6 +23,7 @@ class EnteredTestForm(forms.Form):
     def __init__(self, *args, campaign, characters, can_roll_secretly: bool, **kwargs):
         super().__init__(*args, **kwargs)
         self.system = system = campaign.system
+        self.campaign_id = campaign.pk
         # The campaign's (every character here plays in it): read once, not per character.
         self.house = campaign.house()
         self.fields["character"].queryset = characters
@@ -61,6 +63,8 @@ class EnteredTestForm(forms.Form):
         values = {term.key: value for term, value in testables if value is not None}
         request = {param.key: self.cleaned_data[param.key] for param in system.test_params}
         request["stat"] = self.cleaned_data["stat"]
+        # A situation its Lugn roll opened changes the character's other tests in it.
+        request["situation"] = open_situation(self.campaign_id, character.pk)
         if request["stat"] not in values:
             raise forms.ValidationError(
                 gettext("%(name)s has no value to test that against yet.")
@@ -83,4 +87,5 @@ def odds_context(plan) -> dict:
         "target": plan.target,
         "percent": float(plan.p_success) * 100,
         "others": {key: float(p) * 100 for key, p in plan.odds.items()},
+        "situation": plan.params.get("situation"),
     }

@@ -136,6 +136,7 @@ class NoticeEvent(models.Model):
         JOURNAL = "journal", _("Journal post")
         RECAP = "recap", _("Pinned recap")
         CREATION = "creation", _("Rolled for a new character")
+        SITUATION = "situation", _("A situation is over")
 
     campaign = models.ForeignKey(
         "campaigns.Campaign", on_delete=models.CASCADE, related_name="notice_events"

@@ -186,7 +186,8 @@ def system_test_record(
         test_base=plan.target,
         threshold=None,
         secret=secret,
-        detail={"system": system.name, **system.stored(result)},
+        detail={"system": system.name, **system.stored(result)}
+        | ({"situation": situation} if (situation := system.situation_of(result)) else {}),
         created_at=timezone.now(),
         idempotency_key=idempotency_key,
     )
@@ -208,6 +209,8 @@ def system_fields(event: RollEvent) -> dict:
         "margin": None,
         "first": list(result.first),
         "marks": dict(result.marks),
+        "situation": event.detail.get("situation"),  # one this roll opened
+        "in_situation": result.plan.params.get("situation"),  # one it was rolled in
     }
 
 
@@ -342,6 +345,28 @@ def notice_record(*, campaign_id: int, kind: str, actor: str = "", **data) -> No
     message = notice_payload(event)
     transaction.on_commit(lambda: get_broadcaster().publish(campaign_id, message))
     return event
+
+
+def open_situation(campaign_id: int, character_id: int) -> str | None:
+    """The situation a character's newest situation roll opened (Phobia's Lugn, lines
+    210-229) while nobody has ended it since; None when there is none. Two indexed
+    queries: the newest such roll, and an end told after it."""
+    last = (
+        RollEvent.objects.filter(
+            campaign_id=campaign_id, character_id=character_id, detail__has_key="situation"
+        )
+        .order_by("-seq")
+        .values_list("seq", "detail")
+        .first()
+    )
+    if last is None:
+        return None
+    seq, detail = last
+    ended = NoticeEvent.objects.filter(
+        campaign_id=campaign_id, kind=NoticeEvent.Kind.SITUATION, seq__gt=seq,
+        data__character_id=character_id,
+    ).exists()
+    return None if ended else detail["situation"]
 
 
 def notice_payload(event: NoticeEvent) -> dict:

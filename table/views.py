@@ -4,6 +4,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import ValidationError
+from django.db import transaction
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
@@ -169,10 +170,34 @@ def roll(request, membership):
 
 
 @member_view
+@require_POST
+def situation_end(request, membership):
+    """The situation of a character's Lugn roll is over (Phobia, lines 210-229): told at
+    the table, and its later tests are as before. The GM or the character's player ends
+    it; the answer is the tray's odds box, made again from the tray's fields."""
+    character_id = strict_int(request.POST.get("character"), name="character")
+    character = rollable_characters(membership).filter(pk=character_id).first()
+    if character is None:
+        return HttpResponse(status=404 if character_id is None else 403)
+    campaign = membership.campaign
+    if services.open_situation(campaign.pk, character.pk) is not None:
+        with transaction.atomic():
+            services.notice_record(
+                campaign_id=campaign.pk, kind="situation", actor=membership.user.username,
+                character_id=character.pk, character=character.name,
+            )
+    return odds_answer(request, membership, request.POST)
+
+
+@member_view
 def odds(request, membership):
     """The chance shown before rolling: GST and P(success) with the TB the test rolls (its
     constant included; an empty TB is 0), or the range of a bare hand."""
-    form = roll_form(membership, request.GET)
+    return odds_answer(request, membership, request.GET)
+
+
+def odds_answer(request, membership, data):
+    form = roll_form(membership, data)
     context = {"campaign": membership.campaign, "form": form, "odds": None}
     if form.is_valid() and isinstance(form, EnteredTestForm):
         try:

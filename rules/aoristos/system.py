@@ -154,5 +154,8 @@ class AoristosSystem:
     def result_of(self, stored: Mapping[str, Any]) -> TestResult:
         raise RulesError("Aoristos rolls are stored in the roll's own columns")
 
+    def situation_of(self, result: TestResult) -> str | None:
+        return None  # no Aoristos test opens a situation
+
 
 SYSTEM = AoristosSystem()

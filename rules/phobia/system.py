@@ -31,6 +31,11 @@ DIFFICULTY_NAMES = {
     Difficulty.VERY_HARD: "Mycket svårt",
 }
 
+# A Lugn test's outcome for the rest of its situation (lines 210-229): the levels it adds
+# to every other test then. Perfect makes them one level easier, but not below Ob2T6.
+SITUATIONS = {"calm": 0, "nervous": 1, "breakdown": 1, "exemplary": -1}
+SITUATION_FLOOR = Difficulty.EASY  # "dock lägst till svårighet lätt (Ob2T6)", line 229
+
 MAX_MODIFIER = 10  # +-Ob10T6 of modifiers in one test is far beyond any the text names
 
 
@@ -123,6 +128,13 @@ class PhobiaSystem:
         if abs(modifier) > MAX_MODIFIER:
             raise RulesError(f"modifiers add or remove at most {MAX_MODIFIER} dice")
         dice = modify_difficulty(base, modifier)
+        situation = request.get("situation")
+        if situation is not None and situation not in SITUATIONS:
+            raise RulesError("unknown Lugn situation")
+        if key == "calm":
+            situation = None  # the situation is what this roll decides
+        if situation:
+            dice = with_situation(dice, situation)
         exact = odds(dice, chance)  # RulesError above the exact range (chance 200)
         return TestPlan(
             label=request.get("label") or key,
@@ -130,12 +142,26 @@ class PhobiaSystem:
             target=chance,
             p_success=exact.success,
             odds={"perfect": exact.perfect, "fumble": exact.fumble},
-            params={"stat": key, "difficulty": dice, "base": base, "modifier": modifier},
+            params={"stat": key, "difficulty": dice, "base": base, "modifier": modifier}
+            | ({"situation": situation} if situation else {}),
         )
 
     def roll_test(self, plan: TestPlan, rng) -> TestResult:
         rolled = roll(ObDice(plan.params["difficulty"]), rng)
         return self._result(plan, rolled)
+
+    def situation_of(self, result: TestResult) -> str | None:
+        """What a Lugn test makes of its situation (lines 218-229), None for other tests:
+        "calm" (success), "nervous" (failure: +Ob1T6 on every other test in it),
+        "breakdown" (fumble: breaks down until it is over; +Ob1T6 as nervous) or
+        "exemplary" (perfect: every action one level easier, not below Ob2T6)."""
+        if result.plan.params.get("stat") != "calm":
+            return None
+        if result.marks["perfect"]:
+            return "exemplary"
+        if result.marks["fumble"]:
+            return "breakdown"
+        return "calm" if result.success else "nervous"
 
     def _result(self, plan: TestPlan, rolled: ObRoll) -> TestResult:
         outcome = resolve_test(plan.target, rolled)
@@ -189,6 +215,16 @@ class PhobiaSystem:
             params=params,
         )
         return self._result(plan, rolled)
+
+
+def with_situation(dice: int, situation: str) -> int:
+    """A test's Ob dice in an open Lugn situation (lines 218-229): nervous or broken down,
+    one level harder; exemplary, one level easier but not below Ob2T6 (a test easier than
+    that already stays as it is)."""
+    level = SITUATIONS[situation]
+    if level < 0:
+        return max(min(dice, SITUATION_FLOOR), dice + level)
+    return modify_difficulty(dice, level)
 
 
 SYSTEM = PhobiaSystem()

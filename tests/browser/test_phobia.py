@@ -405,6 +405,30 @@ def test_a_phobia_campaign_from_its_house_rules_to_the_first_climb(
     shot(gm, "6-gm-log-with-the-climb")
     shot(player, "7-phone-after-the-roll")
 
+    # 7. A Lugn roll at Ob20T6 cannot succeed (20 dice make at least 20, above Lugn): the
+    # situation makes Jace's other tests one level harder (lines 218-223) until the player
+    # says it is over.
+    tray.locator("select[name=stat]").select_option("calm")
+    odds_requests.settle()
+    tray.locator("input[name=modifier]").fill("0")
+    odds_requests.settle()
+    tray.locator("select[name=difficulty]").select_option("20")
+    odds_requests.settle()
+    expect(player.get_by_test_id("odds-dice")).to_have_text("Ob20T6", timeout=LIVE)
+    player.get_by_test_id("roll-bar-roll").click()
+    expect(gm_log.get_by_test_id("roll-situation")).to_have_count(1, timeout=LIVE)
+    tray.locator("select[name=stat]").select_option(label="Klättra")
+    odds_requests.settle()
+    tray.locator("select[name=difficulty]").select_option(label="Ob3T6 Normalsvårt")
+    odds_requests.settle()
+    expect_odds(player, "Ob4T6", 14, 4)
+    expect(player.get_by_test_id("odds-situation")).to_be_visible()
+    view_shot(player, "8-phone-tray-in-a-nervous-situation")
+    player.get_by_test_id("situation-end").click()
+    expect(player.get_by_test_id("odds-situation")).to_have_count(0, timeout=LIVE)
+    expect_odds(player, "Ob3T6", 14, 3)
+    expect(gm_log.get_by_test_id("situation-over")).to_contain_text("Jace", timeout=LIVE)
+
     assert gm_watch.problems == [], gm_watch.problems
     assert player_watch.problems == [], player_watch.problems
     assert player_watch.refusals == 1  # the save with STY 22

@@ -240,3 +240,56 @@ def test_derived_values_are_whole_and_within_their_formulas(values, calm):
     assert got["shock_value"] == int(Fraction(sty + tal + vil, 3))
     assert 2 + 1 <= got["calm"] <= 36 // 5 + 12
     assert got["turn_order"] == (values["agility"] + values["sight"]) // 2 + got["calm"]
+
+
+# Lugn situations (lines 210-229) ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("dice", "situation"),
+    [
+        ((1, 1, 1), "exemplary"),  # perfect: 3 against Lugn 12
+        ((3, 4, 2), "calm"),  # 9: a success
+        ((5, 5, 4), "nervous"),  # 14: a failure
+        ((6, 6, 1, 5, 5, 4, 4), "breakdown"),  # two sixes, 1 + 5 + 5 + 4 + 4 = 19 over 12: a fumble
+    ],
+)
+def test_a_lugn_roll_decides_its_situation_lines_218_229(scripted, dice, situation):
+    plan = PHOBIA.plan_test({"calm": 12}, {"stat": "calm", "difficulty": 3}, HOUSE)
+    result = PHOBIA.roll_test(plan, scripted(*dice))
+    assert PHOBIA.situation_of(result) == situation
+    assert PHOBIA.situation_of(PHOBIA.result_of(PHOBIA.stored(result))) == situation
+
+
+def test_only_a_lugn_roll_opens_a_situation(scripted):
+    plan = PHOBIA.plan_test({"climbing": 14}, {"stat": "climbing"}, HOUSE)
+    assert PHOBIA.situation_of(PHOBIA.roll_test(plan, scripted(1, 1, 1))) is None
+
+
+@pytest.mark.parametrize(
+    ("difficulty", "situation", "dice"),
+    [
+        (3, "nervous", 4),  # "en nivå svårare (+Ob1T6) på alla andra svårighetsslag"
+        (3, "breakdown", 4),
+        (3, "calm", 3),
+        (3, "exemplary", 2),  # "en nivå enklare (–Ob1T6)"
+        (2, "exemplary", 2),  # "dock lägst till svårighet lätt (Ob2T6)"
+        (1, "exemplary", 1),  # easier than that already: as it is
+        (20, "nervous", 20),
+    ],
+)
+def test_an_open_situation_changes_every_other_test_lines_220_229(difficulty, situation, dice):
+    plan = PHOBIA.plan_test(
+        {"climbing": 14}, {"stat": "climbing", "difficulty": difficulty, "situation": situation},
+        HOUSE,
+    )
+    assert plan.notation == f"Ob{dice}T6"
+    assert plan.p_success == odds(dice, 14).success
+    assert plan.params["situation"] == situation
+
+
+def test_a_new_lugn_roll_is_not_changed_by_the_situation_it_replaces():
+    plan = PHOBIA.plan_test({"calm": 12}, {"stat": "calm", "situation": "nervous"}, HOUSE)
+    assert plan.notation == "Ob3T6"
+    with pytest.raises(RulesError):
+        PHOBIA.plan_test({"climbing": 14}, {"stat": "climbing", "situation": "panic"}, HOUSE)

@@ -3,6 +3,7 @@ the roll, rolled on the server, numbered and shown in the log with perfect and f
 (phobia-utdrag.txt lines 354-513)."""
 
 import pytest
+from django.test import Client
 from django.urls import reverse
 
 from campaigns.models import Membership
@@ -161,3 +162,70 @@ def test_a_player_cannot_roll_for_anothers_character(client, bob, phobia, jace):
     client.force_login(bob)
     client.post(roll_url(phobia), {"character": jace.pk, "stat": "climbing", "difficulty": 3})
     assert not RollEvent.objects.exists()
+
+
+def odds_page(client, campaign, character, stat, difficulty=3):
+    return client.get(
+        reverse("table:odds", args=[campaign.pk]),
+        {"character": character.pk, "stat": stat, "difficulty": difficulty},
+    ).content.decode()
+
+
+def test_a_failed_lugn_roll_makes_the_situations_other_tests_harder_lines_210_229(
+    alice_client, bob, phobia, jace, dice
+):
+    """Jace's Lugn 12 ((13+11)/5 + 3 + 5) fails at Ob3T6 (5, 5, 4 = 14): nervous, every
+    other test in the situation is one level harder, shown before the roll and rolled so,
+    until the player says the situation is over; then Klättra is Ob3T6 again."""
+    alice_client.cookies["django_language"] = "en"
+    dice.queue = [5, 5, 4]
+    alice_client.post(roll_url(phobia), {"character": jace.pk, "stat": "calm", "difficulty": 3})
+    lugn = RollEvent.objects.get()
+    assert lugn.detail["situation"] == "nervous"
+    log = alice_client.get(reverse("table:page", args=[phobia.pk])).content.decode()
+    assert "nervous: +Ob1T6 on every other test in this situation" in log
+    page = odds_page(alice_client, phobia, jace, "climbing")
+    assert 'data-testid="odds-dice">Ob4T6<' in page
+    assert 'data-testid="odds-situation"' in page
+    assert f'data-testid="odds-percent">{float(odds(4, 14).success) * 100:.1f} %' in page
+    # A new Lugn roll is not made harder by the situation it would replace.
+    assert 'data-testid="odds-dice">Ob3T6<' in odds_page(alice_client, phobia, jace, "calm")
+    dice.queue = [1, 2, 3, 4]
+    alice_client.post(roll_url(phobia), {"character": jace.pk, "stat": "climbing",
+                                         "difficulty": 3})
+    climb = RollEvent.objects.order_by("-seq").first()
+    assert climb.hand == "Ob4T6"
+    assert 'data-testid="roll-in-situation">(Lugn +Ob1T6)' in alice_client.get(
+        reverse("table:page", args=[phobia.pk])).content.decode()
+
+    # Another player may not end Jace's situation; nothing is told.
+    end = reverse("table:situation_end", args=[phobia.pk])
+    bob_client = Client()
+    bob_client.force_login(bob)
+    assert bob_client.post(end, {"character": jace.pk, "stat": "climbing"}).status_code == 403
+    assert 'data-testid="odds-dice">Ob4T6<' in odds_page(alice_client, phobia, jace, "climbing")
+    # Jace's player ends it: the answer is the tray's odds as before; the table is told.
+    answer = alice_client.post(end, {"character": jace.pk, "stat": "climbing", "difficulty": 3},
+                               headers={"HX-Request": "true"})
+    assert answer.status_code == 200
+    assert 'data-testid="odds-dice">Ob3T6<' in answer.content.decode()
+    assert 'data-testid="odds-situation"' not in answer.content.decode()
+    told = services.events_after(phobia.pk, climb.seq, is_gm=False)
+    assert [m["kind"] for m in told] == ["notice-situation"]
+    assert told[0]["character"] == "Jace"
+    # Ending it twice tells nothing more.
+    alice_client.post(end, {"character": jace.pk, "stat": "climbing"})
+    assert len(services.events_after(phobia.pk, climb.seq, is_gm=False)) == 1
+
+
+def test_a_perfect_lugn_roll_makes_the_situation_easier_but_not_below_ob2t6(
+    alice_client, phobia, jace, dice
+):
+    """Lines 224-229: 1, 1, 1 against Lugn 12 is perfect: −Ob1T6 on the situation's
+    actions, 'dock lägst till svårighet lätt (Ob2T6)'."""
+    dice.queue = [1, 1, 1]
+    alice_client.post(roll_url(phobia), {"character": jace.pk, "stat": "calm", "difficulty": 3})
+    assert RollEvent.objects.get().detail["situation"] == "exemplary"
+    assert 'data-testid="odds-dice">Ob2T6<' in odds_page(alice_client, phobia, jace, "climbing")
+    assert 'data-testid="odds-dice">Ob2T6<' in odds_page(alice_client, phobia, jace, "climbing", 2)
+    assert 'data-testid="odds-dice">Ob1T6<' in odds_page(alice_client, phobia, jace, "climbing", 1)
