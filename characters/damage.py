@@ -10,15 +10,9 @@ database: `combat.services.fights_of`) and the newest one's folded state (this
 process's cache, or one read of its log).
 """
 
-import logging
-
 from characters.models import Character
 from rules.engine import engine_for
 from rules.errors import RulesError
-
-log = logging.getLogger(__name__)
-
-CANDIDATES = 3  # fights read for the character, in case it left the newest (removed, undone)
 
 
 def damage_context(character: Character, house: dict) -> dict | None:
@@ -42,17 +36,10 @@ def damage_context(character: Character, house: dict) -> dict | None:
     if character.campaign_id is not None:
         from combat import services  # combat builds on characters
 
-        fights = services.fights_of(
-            character.campaign_id, character.pk, system=character.rule_system, limit=CANDIDATES
-        )
-        for encounter in fights:
-            try:
-                state = services.folded(encounter, engine).state
-                sheet = draw(state, character.pk, house)
-            except RulesError:  # a log this engine no longer reads: the fight's page says so
-                log.warning("sheet: encounter %s unreadable for %s's damage", encounter.pk,
-                            character.pk)
-                continue
+        for encounter, state in services.character_fights(
+            character.campaign_id, character.pk, engine
+        ):
+            sheet = draw(state, character.pk, house)
             if sheet["recorded"]:
                 return context | {"encounter": encounter, "sheet": sheet}
     return context | {"sheet": draw(None, character.pk, house)}

@@ -573,18 +573,32 @@ def fights_of(campaign_id: int, character_id: int, *, system: str, limit: int) -
     return list(fights.order_by("-created_at", "-pk")[:limit])
 
 
+def character_fights(campaign_id: int, character_id: int, engine, *,
+                     exclude: int | None = None):
+    """The campaign's newest fights with the character (`fights_of`, one query) as
+    (encounter, folded state), newest first; a fight whose log this engine no longer reads
+    is skipped (its own page says so)."""
+    # Three: the character may have left the newest (removed, or its adding undone).
+    fights = fights_of(campaign_id, character_id, system=engine.system, limit=3)
+    for fight in fights:
+        if fight.pk == exclude:
+            continue
+        try:
+            yield fight, folded(fight, engine).state
+        except RulesError:
+            log.warning("encounter %s unreadable for character %s", fight.pk, character_id)
+
+
 def last_body(encounter: Encounter, engine, character_id: int) -> dict:
     """The character's body at the end of its campaign's newest other fight, for an engine
     that carries wounds from one fight to the next (``body_of``); {} when it has none or
-    was unhurt there. One query (`fights_of`) and the folded state of one or two fights."""
+    was unhurt there."""
     body_of = getattr(engine, "body_of", None)
     if body_of is None:
         return {}
-    fights = fights_of(encounter.campaign_id, character_id, system=encounter.system, limit=3)
-    for fight in fights:
-        if fight.pk == encounter.pk:
-            continue
-        body = body_of(folded(fight, engine).state, character_id)
+    for _fight, state in character_fights(encounter.campaign_id, character_id, engine,
+                                          exclude=encounter.pk):
+        body = body_of(state, character_id)
         if body is not None:  # the newest fight it is still in
             return body
     return {}

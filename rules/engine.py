@@ -44,6 +44,7 @@ from rules.errors import RulesError
 
 __all__ = [
     "engine_for",
+    "MAX_ID",
     "REDO",
     "UNDO",
     "CombatEngine",
@@ -56,6 +57,7 @@ __all__ = [
     "replay_step",
 ]
 
+MAX_ID = 2**63 - 1  # a database id in a command (a character's), not a game number
 UNDO = "undo"
 REDO = "redo"
 

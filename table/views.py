@@ -5,9 +5,10 @@ from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.http import HttpResponse
+from django.http import HttpResponse, HttpResponseBadRequest
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
+from django.utils.translation import gettext
 from django.views.decorators.http import require_POST
 
 from campaigns.access import get_campaign, get_membership
@@ -176,9 +177,11 @@ def situation_end(request, membership):
     the table, and its later tests are as before. The GM or the character's player ends
     it; the answer is the tray's odds box, made again from the tray's fields."""
     character_id = strict_int(request.POST.get("character"), name="character")
+    if character_id is None:
+        return HttpResponseBadRequest(gettext("Choose a character."))
     character = rollable_characters(membership).filter(pk=character_id).first()
     if character is None:
-        return HttpResponse(status=404 if character_id is None else 403)
+        return HttpResponse(status=403)
     campaign = membership.campaign
     if services.open_situation(campaign.pk, character.pk) is not None:
         with transaction.atomic():

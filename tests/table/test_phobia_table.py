@@ -213,6 +213,10 @@ def test_a_failed_lugn_roll_makes_the_situations_other_tests_harder_lines_210_22
     told = services.events_after(phobia.pk, climb.seq, is_gm=False)
     assert [m["kind"] for m in told] == ["notice-situation"]
     assert told[0]["character"] == "Jace"
+    # No character: a clear refusal, nothing told.
+    refused = alice_client.post(end, {"stat": "climbing"})
+    assert refused.status_code == 400
+    assert refused.content.decode() == "Choose a character."
     # Ending it twice tells nothing more.
     alice_client.post(end, {"character": jace.pk, "stat": "climbing"})
     assert len(services.events_after(phobia.pk, climb.seq, is_gm=False)) == 1

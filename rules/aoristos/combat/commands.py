@@ -10,6 +10,7 @@ from dataclasses import MISSING, dataclass, fields
 from typing import Any, get_args, get_origin, get_type_hints
 
 from rules.aoristos.combat.gear import AREAS, Armour, Weapon
+from rules.engine import MAX_ID
 from rules.errors import RulesError
 
 MAX_COORD = 10_000.0
@@ -302,8 +303,6 @@ COMMANDS: dict[str, type] = {
 COMMAND_NAMES = {cls: name for name, cls in COMMANDS.items()}
 COMMAND_TYPES = {cls.__name__: cls for cls in COMMANDS.values()}
 
-
-MAX_ID = 2**63 - 1  # a database id (a character's), not a game number
 
 
 def _convert(name: str, kind: Any, value: Any) -> Any:

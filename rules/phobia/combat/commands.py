@@ -10,6 +10,7 @@ import math
 from dataclasses import MISSING, dataclass, fields
 from typing import Any, get_args, get_origin, get_type_hints
 
+from rules.engine import MAX_ID
 from rules.errors import RulesError
 from rules.phobia.combat.state import AREAS, DAMAGE_TYPES, RESPONSES, Armour, Weapon
 
@@ -237,8 +238,6 @@ GM_ONLY = (
 def bad(name: str, message: str) -> RulesError:
     return RulesError(message, code="bad_field", field=name)
 
-
-MAX_ID = 2**63 - 1  # a database id (a character's), not a game number
 
 
 def _convert(name: str, kind: Any, value: Any) -> Any:

@@ -648,6 +648,9 @@ def carried_body(data, seconds: int) -> dict:
             out_of_range(field, 0, high)
         return value
 
+    def not_a_body(field="carried"):
+        refuse(_("{field} must be a body from an earlier fight"), "bad_field", field=field)
+
     def text(value, field):
         if not isinstance(value, str) or not 0 < len(value) <= 100:
             refuse(_("{field} must be text"), "bad_field", field=field)
@@ -656,7 +659,7 @@ def carried_body(data, seconds: int) -> dict:
     known = {"encounter", "trauma", "pain", "bleeding", "injuries", "ongoing", "losses",
              "alive", "conscious"}
     if not isinstance(data, dict) or set(data) - known:
-        refuse(_("{field} must be a body from an earlier fight"), "bad_field", field="carried")
+        not_a_body()
     try:
         rate, loss, clock, decay, recovery = (
             whole(v, "bleeding") for v in data.get("bleeding", [0, 0, 0, 0, 0])
@@ -665,8 +668,7 @@ def carried_body(data, seconds: int) -> dict:
         injuries = []
         for area, damage_type, die, name, codes, line, outcomes in data.get("injuries", []):
             if area not in AREAS or damage_type not in DAMAGE_TYPES:
-                refuse(_("{field} must be a body from an earlier fight"), "bad_field",
-                       field="injuries")
+                not_a_body("injuries")
             injuries.append(Injury(
                 area, damage_type, whole(die, "injuries", 10), text(name, "injuries"),
                 tuple(text(code, "injuries") for code in codes), whole(line, "injuries"),
@@ -677,10 +679,10 @@ def carried_body(data, seconds: int) -> dict:
         losses = tuple((text(what, "losses"), whole(amount, "losses"))
                        for what, amount in data.get("losses", []))
     except (TypeError, ValueError):
-        refuse(_("{field} must be a body from an earlier fight"), "bad_field", field="carried")
+        not_a_body()
     alive, conscious = data.get("alive", True), data.get("conscious", True)
     if not isinstance(alive, bool) or not isinstance(conscious, bool):
-        refuse(_("{field} must be a body from an earlier fight"), "bad_field", field="carried")
+        not_a_body()
     return {
         "trauma": whole(data.get("trauma", 0), "trauma"),
         "pain": whole(data.get("pain", 0), "pain"),

@@ -1,7 +1,8 @@
 """A Phobia character's sheet shows its damage rows as the paper form has them
 (phobia-utdrag.txt lines 164-172, 1017-1122): Trauma, Smärta and Blodförlust in ten rows
 of the campaign's damage columns, the Ob dice each full row adds, and the wounds of the
-latest fight of its campaign that has the character (characters/damage.py)."""
+latest fight of its campaign that has the character (characters/damage.py). The scripted
+dice and `run` are tests/combat/conftest.py's."""
 
 import re
 
@@ -33,30 +34,6 @@ KNIFE_HIT = [2, 3, 4,  # the attack: 9 against Stridsvana 13, a hit
              2, 2, 2, 2, 2]  # shock roll Ob5T6 against Chockvärde 12: 10
 
 
-class ScriptedDice:
-    def __init__(self):
-        self.queue: list[int] = []
-
-    def randint(self, a, b):
-        value = self.queue.pop(0)
-        assert a <= value <= b
-        return value
-
-
-@pytest.fixture
-def dice(monkeypatch):
-    scripted = ScriptedDice()
-    monkeypatch.setattr(services, "rng", scripted)
-    return scripted
-
-
-@pytest.fixture(autouse=True)
-def _fresh_cache():
-    services.forget()
-    yield
-    services.forget()
-
-
 @pytest.fixture
 def phobia(gm, alice):
     campaign = campaign_create(gm=gm, name="Skuggorna", rule_system="phobia")
@@ -70,20 +47,6 @@ def jace(alice, phobia):
         owner=alice, campaign=phobia, name="Jace", rule_system="phobia", attributes=ATTRIBUTES,
         skills={"combat_experience": 13}, rolled={"calm": [3, 5]},
     )
-
-
-@pytest.fixture
-def run(django_capture_on_commit_callbacks):
-    """Run a command as `user` against the encounter's current version."""
-
-    def command(encounter, user, data, **kwargs):
-        encounter.refresh_from_db()
-        membership = encounter.campaign.memberships.get(user=user)
-        with django_capture_on_commit_callbacks(execute=True):
-            return services.command_run(encounter_id=encounter.pk, membership=membership,
-                                        data=data, version=encounter.version, **kwargs)
-
-    return command
 
 
 @pytest.fixture
