@@ -20,6 +20,10 @@ translations, and no change to the apps:
   :class:`HouseRule` with its default and the place in the text it stands in for; the GM
   edits them per campaign and pages mark them as house rules. ``house(values)`` reads a
   campaign's stored values, filling defaults and refusing bad ones.
+* **Dice hands.** ``plan_hand`` reads a bare hand the tray was given ("1T10", "Ob3T6")
+  into a :class:`HandPlan` with its range and exact mean, ``roll_hand`` rolls it into a
+  :class:`HandResult`; ``stored_hand`` and ``hand_of`` write it to the log and read it
+  back. ``hand_examples`` are shown where a hand is typed.
 * **Dice and tests.** ``plan_test`` turns a tray's request (what is tested, how hard) into
   a :class:`TestPlan` with the exact odds shown before the roll; ``roll_test`` rolls it
   with an injected ``rng`` into a :class:`TestResult`, every die kept. ``template`` is the
@@ -39,6 +43,8 @@ from rules.errors import RulesError
 
 __all__ = [
     "Derived",
+    "HandPlan",
+    "HandResult",
     "HouseRule",
     "Issue",
     "RuleSystem",
@@ -213,6 +219,31 @@ class TestResult:
     marks: Mapping[str, Any] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class HandPlan:
+    """A bare dice hand ready to roll: ``notation`` as the game writes it ("1T10",
+    "(1T6/2)-1", "Ob3T6"), its lowest and highest result (``high`` None: open-ended) and
+    its exact mean; ``params`` what ``roll_hand`` needs again."""
+
+    notation: str
+    low: int
+    high: int | None
+    mean: Fraction
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class HandResult:
+    """A rolled hand: every die in rolled order (``first`` the first roll where a system
+    keeps it apart), the ``total`` and the system's ``marks`` (plain JSON-able values)."""
+
+    plan: HandPlan
+    dice: tuple[int, ...]
+    total: int
+    first: tuple[int, ...] = ()
+    marks: Mapping[str, Any] = field(default_factory=dict)
+
+
 class RuleSystem(Protocol):
     """What a rule system gives the apps (see the module's docstring)."""
 
@@ -224,6 +255,7 @@ class RuleSystem(Protocol):
     skills: tuple[Stat, ...]
     house_rules: tuple[HouseRule, ...]
     test_params: tuple[TestParam, ...]  # what plan_test's request holds beside "stat"
+    hand_examples: tuple[str, ...]  # hands the tray offers as examples, e.g. ("1T10",)
 
     def house(self, values: Mapping[str, Any] | None) -> dict:
         """A campaign's house rules, defaults filled in; RulesError for bad values."""
@@ -259,3 +291,16 @@ class RuleSystem(Protocol):
         and the like), which ``plan_test`` takes back as ``request["situation"]`` for the
         character's later tests until the table ends it; None: the test opens none."""
         ...
+
+    def plan_hand(self, text: str) -> HandPlan:
+        """A dice hand typed in the tray; RulesError with a ``code`` (``too_long``,
+        ``unrecognised``, ``too_many_dice``, ``modifier_too_large``) when it is none."""
+        ...
+
+    def roll_hand(self, plan: HandPlan, rng) -> HandResult: ...
+
+    def stored_hand(self, result: HandResult) -> dict:
+        """What the log keeps of a rolled hand (read back by ``hand_of``)."""
+        ...
+
+    def hand_of(self, stored: Mapping[str, Any]) -> HandResult: ...

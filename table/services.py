@@ -194,16 +194,47 @@ def system_test_record(
     return store_and_publish(event)
 
 
+def system_hand_record(
+    *, campaign: Campaign, actor, system, plan, secret: bool = False,
+    idempotency_key: str | None = None,
+) -> RollEvent:
+    """Roll the bare hand `plan` of `system` (rules.system: "1T10", "Ob3T6"), store it as
+    the campaign's next event and broadcast it after commit, as ``roll_record`` does."""
+    result = system.roll_hand(plan, rng)
+    event = RollEvent(
+        campaign=campaign,
+        actor=actor,
+        kind=RollEvent.Kind.HAND,
+        hand=plan.notation,
+        dice=list(result.dice),
+        counted=list(result.marks.get("counted", result.dice)),
+        result=result.total,
+        secret=secret,
+        detail={"system": system.name, **system.stored_hand(result)},
+        created_at=timezone.now(),
+        idempotency_key=idempotency_key,
+    )
+    return store_and_publish(event)
+
+
 def system_fields(event: RollEvent) -> dict:
     """What the log line of another system's test shows: its success, its marks (Phobia:
     effect, perfect, fumble) and its own template (``<system template>/_roll.html``)."""
     from rules import get_system
 
     system = get_system(event.detail["system"])
+    template = f"{system.template}/_roll.html"
+    if event.detail.get("hand"):
+        hand = system.hand_of(event.detail)
+        return {
+            "system": system.name, "template": template, "total": hand.total,
+            "success": None, "margin": None, "first": list(hand.first),
+            "marks": dict(hand.marks), "open_ended": hand.plan.high is None,
+        }
     result = system.result_of(event.detail)
     return {
         "system": system.name,
-        "template": f"{system.template}/_roll.html",
+        "template": template,
         "total": result.total,
         "success": result.success,
         "margin": None,

@@ -16,7 +16,7 @@ from core.db import idempotency
 from core.params import strict_int
 from rules.aoristos import dice, success
 from table import services
-from table.entered import EnteredTestForm, odds_context
+from table.entered import EnteredTestForm, hand_odds, odds_context
 from table.forms import HandForm, RollForm
 
 
@@ -120,7 +120,16 @@ def roll(request, membership):
         messages.error(request, " ".join(e for errors in form.errors.values() for e in errors))
         return redirect("table:page", pk=campaign.pk)
     secret = bool(form.cleaned_data.get("secret"))
-    if isinstance(form, EnteredTestForm):
+    if isinstance(form, EnteredTestForm) and form.is_hand:
+        event = services.system_hand_record(
+            campaign=campaign,
+            actor=membership.user,
+            system=form.system,
+            plan=form.cleaned_data["hand_plan"],
+            secret=secret,
+            idempotency_key=key,
+        )
+    elif isinstance(form, EnteredTestForm):
         try:
             plan = form.plan()
         except ValidationError as error:
@@ -202,7 +211,9 @@ def odds(request, membership):
 def odds_answer(request, membership, data):
     form = roll_form(membership, data)
     context = {"campaign": membership.campaign, "form": form, "odds": None}
-    if form.is_valid() and isinstance(form, EnteredTestForm):
+    if form.is_valid() and isinstance(form, EnteredTestForm) and form.is_hand:
+        context["odds"] = hand_odds(form.cleaned_data["hand_plan"])
+    elif form.is_valid() and isinstance(form, EnteredTestForm):
         try:
             context["odds"] = odds_context(form.plan())
         except ValidationError as error:

@@ -78,6 +78,7 @@ class AoristosSystem:
     )
     house_rules: tuple[HouseRule, ...] = ()  # the combat and chronicle engines keep theirs
     test_params = ()  # its tray is the live table's own (TB, F and T dice, ST: p. 5)
+    hand_examples = ("2B2T+1",)  # its hands too (table.forms.HandForm: B, F and T dice)
 
     def house(self, values: Mapping[str, Any] | None) -> dict:
         return {}
@@ -156,6 +157,13 @@ class AoristosSystem:
 
     def situation_of(self, result: TestResult) -> str | None:
         return None  # no Aoristos test opens a situation
+
+    # Its hands count the highest or the lowest free dice (p. 5): the live table's own
+    # form rolls them and keeps them in the roll's columns.
+    def _table_hand(self, *args):
+        raise RulesError("Aoristos hands are rolled by the table's own form")
+
+    plan_hand = roll_hand = stored_hand = hand_of = _table_hand
 
 
 SYSTEM = AoristosSystem()

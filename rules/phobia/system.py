@@ -1,14 +1,25 @@
 """Phobia through the rule-system interface (:mod:`rules.system`)."""
 
 from collections.abc import Mapping
+from fractions import Fraction
 from typing import Any
 
 from rules.errors import RulesError
 from rules.phobia import character
-from rules.phobia.dice import MAX_OB_DICE, ObDice, ObRoll, roll
+from rules.phobia.dice import (
+    MAX_OB_DICE,
+    ObDice,
+    ObRoll,
+    PlainRoll,
+    parse_dice,
+    plain_distribution,
+    roll,
+)
 from rules.phobia.success import Difficulty, modify_difficulty, odds, resolve_test
 from rules.system import (
     Derived,
+    HandPlan,
+    HandResult,
     HouseRule,
     Issue,
     Stat,
@@ -75,6 +86,11 @@ class PhobiaSystem:
             help=gettext_noop("Summed before the roll: +1 is one level harder (+Ob1T6)."),
         ),
     )
+
+    # The text's own hands: damage in Ob dice (line 812), the serious-injury table's 1T10
+    # (lines 833, 946), Lugn's 2T6 (line 231), and the injury codes' (1T6/2)-1 and 1T6-1
+    # (lines 920-935).
+    hand_examples = ("Ob3T6", "1T10", "2T6", "(1T6/2)-1", "1T6-1")
 
     def house(self, values: Mapping[str, Any] | None) -> dict:
         house = read_house_rules(self.house_rules, values)
@@ -215,6 +231,69 @@ class PhobiaSystem:
             params=params,
         )
         return self._result(plan, rolled)
+
+
+    def plan_hand(self, text: str) -> HandPlan:
+        """A bare hand (lines 3-26 and the plain forms the text uses): its range and exact
+        mean. An open-ended ObnT6 has no highest result; its mean is 3.75 a die (line 26)."""
+        dice = parse_dice(text)  # DiceError (a RulesError with a code) when it is no hand
+        if isinstance(dice, ObDice):
+            high = None if dice.count else 0  # Ob0T6 rolls no dice: always 0
+            return HandPlan(str(dice), dice.count, high, Fraction(15, 4) * dice.count)
+        spread = plain_distribution(dice)
+        mean = sum((result * p for result, p in spread.items()), Fraction(0))
+        return HandPlan(str(dice), dice.min_result, dice.max_result, mean)
+
+    def roll_hand(self, plan: HandPlan, rng) -> HandResult:
+        rolled = roll(parse_dice(plan.notation), rng)
+        return self._hand(plan, rolled)
+
+    def stored_hand(self, result: HandResult) -> dict:
+        """The hand's notation, its dice (an Ob roll's first roll apart from its rerolls)
+        and total."""
+        return {
+            "hand": True,
+            "notation": result.plan.notation,
+            "first": list(result.first),
+            "rerolls": list(result.marks.get("rerolls", [])),
+            "total": result.total,
+            "capped": result.marks.get("capped", False),
+        }
+
+    def hand_of(self, stored: Mapping[str, Any]) -> HandResult:
+        try:
+            dice = parse_dice(str(stored["notation"]))
+            first, total = tuple(stored["first"]), int(stored["total"])
+            if isinstance(dice, ObDice):
+                rolled = ObRoll(
+                    dice, first, tuple(stored["rerolls"]), total, bool(stored.get("capped"))
+                )
+            elif (
+                len(first) != dice.count
+                or not all(isinstance(d, int) and 1 <= d <= dice.sides for d in first)
+                or dice.result_of(sum(first)) != total
+            ):
+                raise ValueError(f"{first} do not make {total} on {dice}")
+            else:
+                rolled = PlainRoll(dice, first, total)
+        except (KeyError, TypeError, ValueError, RulesError) as error:
+            raise RulesError(f"not a stored Phobia hand: {error}") from None
+        return self._hand(self.plan_hand(str(dice)), rolled)
+
+    def _hand(self, plan: HandPlan, rolled: ObRoll | PlainRoll) -> HandResult:
+        if isinstance(rolled, PlainRoll):
+            return HandResult(plan, rolled.rolled, rolled.result, first=rolled.rolled)
+        return HandResult(
+            plan,
+            rolled.first + rolled.rerolls,
+            rolled.total,
+            first=rolled.first,
+            marks={
+                "rerolls": list(rolled.rerolls),
+                "counted": list(rolled.counted),
+                "capped": rolled.capped,
+            },
+        )
 
 
 def with_situation(dice: int, situation: str) -> int:

@@ -6,36 +6,11 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from campaigns.models import Membership
-from campaigns.services import campaign_create
-from characters.models import Character
 from rules.phobia.success import odds
 from table import services
 from table.models import RollEvent
 
 pytestmark = pytest.mark.django_db
-
-ATTRIBUTES = {
-    "strength": 12, "endurance": 14, "agility": 10, "personality": 9, "psyche": 13,
-    "will": 11, "education": 8, "sight": 15, "hearing": 7, "luck": 10,
-}
-
-
-@pytest.fixture
-def phobia(gm, alice, bob):
-    campaign = campaign_create(gm=gm, name="Skuggorna", rule_system="phobia")
-    Membership.objects.create(campaign=campaign, user=alice, seat=1)
-    Membership.objects.create(campaign=campaign, user=bob, seat=2)
-    return campaign
-
-
-@pytest.fixture
-def jace(alice, phobia):
-    return Character.objects.create(
-        owner=alice, campaign=phobia, name="Jace", rule_system="phobia", attributes=ATTRIBUTES,
-        skills={"climbing": 14, "demolitions": 16}, rolled={"calm": [3, 5]},
-    )
-
 
 def roll_url(campaign):
     return reverse("table:roll", args=[campaign.pk])
@@ -47,7 +22,9 @@ def test_the_tray_asks_for_what_phobia_tests(alice_client, phobia, jace):
     assert '<option value="3" selected>Ob3T6 Normalsvårt</option>' in page  # lines 53-65
     assert "Klättra" in page
     assert 'name="properties"' not in page  # Aoristos's TB
-    assert 'name="hand"' not in page
+    # A hand is Phobia's own dice (lines 3-26), not Aoristos's B/F/T and what counts.
+    assert 'name="hand" value="Ob3T6"' in page
+    assert 'name="purpose"' not in page
 
 
 def test_the_odds_before_the_roll_are_exact(alice_client, phobia, jace):
@@ -87,11 +64,14 @@ def test_the_campaigns_house_rules_are_read_on_every_roll(alice_client, phobia, 
     assert RollEvent.objects.get().result == 6
 
 
-def test_a_gm_without_characters_gets_no_aoristos_tray(client, gm, phobia):
+def test_a_gm_without_characters_rolls_phobias_hands(client, gm, phobia):
     client.force_login(gm)
     page = client.get(reverse("table:page", args=[phobia.pk])).content.decode()
     assert 'data-testid="no-character"' in page
-    assert 'name="hand"' not in page
+    assert '<input type="hidden" name="mode" value="hand">' in page
+    assert 'name="hand" value="Ob3T6"' in page
+    assert 'name="purpose"' not in page
+    assert 'name="stat"' not in page
 
 
 def test_jaces_perfect_climb_at_the_table(alice_client, phobia, jace, dice):
