@@ -28,6 +28,11 @@ translations, and no change to the apps:
   a :class:`TestPlan` with the exact odds shown before the roll; ``roll_test`` rolls it
   with an injected ``rng`` into a :class:`TestResult`, every die kept. ``template`` is the
   directory of the system's own templates (sheet sections, tray, roll lines).
+* **Opposed tests.** Where ``opposition`` is true, two tests meet: ``opposed_odds`` is
+  the exact chance that the first side wins (ties rolled again), ``roll_opposed`` rolls
+  both until one wins into an :class:`OpposedResult`. A test against one made earlier
+  (a hiding place, a disguise) reads the earlier roll back from the log:
+  ``delayed_odds`` and ``overcomes``.
 * **Combat and time.** The engines of :mod:`rules.engine` (``engine_for(name)``; the
   chronicle with ``kind="chronicle"``).
 
@@ -47,6 +52,7 @@ __all__ = [
     "HandResult",
     "HouseRule",
     "Issue",
+    "OpposedResult",
     "RuleSystem",
     "Stat",
     "Term",
@@ -244,6 +250,18 @@ class HandResult:
     marks: Mapping[str, Any] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class OpposedResult:
+    """Two tests rolled against each other: every exchange in order (``rounds``: the first
+    side's result, the second's; a tie is rolled again), ``winner`` 1 (the first side), -1
+    (the second) or 0 (no exchange decided it: the rounds ran out) and the winner's
+    relative effect."""
+
+    rounds: tuple[tuple[TestResult, TestResult], ...]
+    winner: int
+    relative_effect: int | None
+
+
 class RuleSystem(Protocol):
     """What a rule system gives the apps (see the module's docstring)."""
 
@@ -256,6 +274,7 @@ class RuleSystem(Protocol):
     house_rules: tuple[HouseRule, ...]
     test_params: tuple[TestParam, ...]  # what plan_test's request holds beside "stat"
     hand_examples: tuple[str, ...]  # hands the tray offers as examples, e.g. ("1T10",)
+    opposition: bool  # whether the tray offers opposed tests (opposed_odds and the rest)
 
     def house(self, values: Mapping[str, Any] | None) -> dict:
         """A campaign's house rules, defaults filled in; RulesError for bad values."""
@@ -304,3 +323,16 @@ class RuleSystem(Protocol):
         ...
 
     def hand_of(self, stored: Mapping[str, Any]) -> HandResult: ...
+
+    def opposed_odds(self, a: TestPlan, b: TestPlan) -> Fraction | None:
+        """Exact P(side a wins) when ties are rolled again; None when no exchange can
+        ever be won (both sides certain of the same result)."""
+        ...
+
+    def roll_opposed(self, a: TestPlan, b: TestPlan, rng) -> OpposedResult: ...
+
+    def delayed_odds(self, plan: TestPlan, earlier: TestResult) -> Fraction:
+        """Exact P(a roll of ``plan`` now overcomes ``earlier``, a result remembered)."""
+        ...
+
+    def overcomes(self, later: TestResult, earlier: TestResult) -> bool: ...

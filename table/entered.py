@@ -4,10 +4,12 @@ the tray asks what the system's ``test_params`` list, shows the exact odds of it
 here knows a system: Phobia's difficulty in Ob dice is one of its test parameters."""
 
 from django import forms
+from django.utils.choices import CallableChoiceIterator
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from rules import RulesError
+from table.models import RollEvent
 from table.services import open_situation
 
 
@@ -30,15 +32,33 @@ def hand_error(error: RulesError, examples) -> str:
     return template % params
 
 
+OTHER = "other"  # the opponent is someone without a sheet: a name and a chance typed
+MAX_CHANCE = 200  # the exact odds' limit (rules.phobia.success.MAX_EXACT_CHANCE)
+EARLIER_ROLLS = 20  # how many of the newest tests the tray offers to oppose
+
+
 class EnteredTestForm(forms.Form):
-    """A success test (character, what is tested, the system's test parameters) or a bare
-    dice hand of the system ("1T10"), and (the GM) secrecy."""
+    """A success test (character, what is tested, the system's test parameters), an opposed
+    test (where the system has them: against another character, someone without a sheet,
+    or a roll made earlier) or a bare dice hand of the system ("1T10"); (the GM) secrecy.
+
+    An opposed test's opponent is one choice: "character:<pk>" (any character of the
+    campaign, tested against ``opponent_stat``), "other" (``opponent_name`` with
+    ``opponent_chance``) or "roll:<seq>" (an earlier test in the log, its effect kept)."""
 
     MODE_TEST = "test"
+    MODE_OPPOSED = "opposed"
     MODE_HAND = "hand"
-    OWN_FIELDS = ("mode", "character", "stat", "hand", "secret")  # the rest: test_params
+    OWN_FIELDS = (
+        *("mode", "character", "stat", "hand", "secret", "opponent", "opponent_stat"),
+        *("opponent_name", "opponent_chance", "opponent_difficulty"),
+    )  # the rest: the system's test_params
     mode = forms.ChoiceField(
-        choices=[(MODE_TEST, _("Success test")), (MODE_HAND, _("Dice hand"))],
+        choices=[
+            (MODE_TEST, _("Success test")),
+            (MODE_OPPOSED, _("Opposed test")),
+            (MODE_HAND, _("Dice hand")),
+        ],
         initial=MODE_TEST,
         required=False,
         widget=forms.RadioSelect,
@@ -47,23 +67,48 @@ class EnteredTestForm(forms.Form):
         label=_("Character"), queryset=None, empty_label=None, required=False
     )
     stat = forms.ChoiceField(label=_("Tested against"), required=False)
+    opponent = forms.CharField(label=_("Against"), required=False, widget=forms.Select)
+    opponent_stat = forms.ChoiceField(label=_("The opponent tests"), required=False)
+    opponent_name = forms.CharField(label=_("Opponent"), max_length=60, required=False)
+    opponent_chance = forms.IntegerField(
+        label=_("The opponent's chance"), min_value=0, max_value=MAX_CHANCE, required=False,
+        widget=forms.NumberInput(attrs={"inputmode": "numeric"}),
+    )
+    opponent_difficulty = forms.TypedChoiceField(
+        label=_("The opponent's difficulty"), coerce=int, required=False, empty_value=None
+    )
     hand = forms.CharField(label=_("Hand"), max_length=40, required=False)
     secret = forms.BooleanField(label=_("Secret roll (only you see it)"), required=False)
 
     def __init__(self, *args, campaign, characters, can_roll_secretly: bool, **kwargs):
         super().__init__(*args, **kwargs)
         self.system = system = campaign.system
+        self.campaign = campaign
         self.campaign_id = campaign.pk
+        self.is_gm = can_roll_secretly
         # The campaign's (every character here plays in it): read once, not per character.
         self.house = campaign.house()
         self.fields["character"].queryset = characters
         values = {stat.key: stat.default for stat in system.attributes + system.skills}
         terms = system.testables(values, {}, self.house) if system.attributes else ()
         self.fields["stat"].choices = [(term.key, term.label) for term, _value in terms]
+        if system.opposition:
+            self.fields["opponent_stat"].choices = self.fields["stat"].choices
+            self.fields["opponent"].widget.choices = CallableChoiceIterator(self.opponents)
+            difficulty = next(p for p in system.test_params if p.key == "difficulty")
+            self.fields["opponent_difficulty"].choices = difficulty.choices
+            self.fields["opponent_difficulty"].initial = difficulty.default
+        else:
+            self.fields["mode"].choices = [
+                c for c in self.fields["mode"].choices if c[0] != self.MODE_OPPOSED
+            ]
+            for name in self.OWN_FIELDS:
+                if name.startswith("opponent"):
+                    del self.fields[name]
         for param in system.test_params:
             if param.choices:
                 field = forms.TypedChoiceField(
-                    choices=param.choices, coerce=int, initial=param.default
+                    choices=param.choices, coerce=int, initial=param.default, empty_value=None
                 )
             else:
                 field = forms.IntegerField(
@@ -84,6 +129,40 @@ class EnteredTestForm(forms.Form):
     @property
     def is_hand(self) -> bool:
         return self.cleaned_data.get("mode") == self.MODE_HAND
+
+    @property
+    def is_opposed(self) -> bool:
+        return self.cleaned_data.get("mode") == self.MODE_OPPOSED
+
+    def opponents(self) -> list:
+        """The opponents the tray offers (read only when the tray is shown): the
+        campaign's characters, someone without a sheet, and the newest tests in the log
+        this user sees (a player does not see the GM's secret ones)."""
+        characters = [
+            (f"character:{c.pk}", c.name) for c in self.campaign.characters.order_by("name")
+        ]
+        rolls = [
+            (f"roll:{seq}", earlier_label(seq, name, label, chance))
+            for seq, name, label, chance in self.earlier_rolls().values_list(
+                "seq", "character__name", "label", "test_base"
+            )[:EARLIER_ROLLS]
+        ]
+        return [
+            (gettext("Characters"), characters),
+            (OTHER, gettext("Someone else (a name and a chance)")),
+            *([(gettext("An earlier roll (its effect kept)"), rolls)] if rolls else []),
+        ]
+
+    def earlier_rolls(self):
+        """The tests this user may oppose later (lines 580-609), newest first: the
+        campaign's own tests of this system (no hands, no opposed tests) that they see."""
+        rolls = RollEvent.objects.filter(
+            campaign_id=self.campaign_id, kind=RollEvent.Kind.TEST,
+            detail__system=self.system.name,
+        ).exclude(detail__has_key="opposed").exclude(detail__has_key="against")
+        if not self.is_gm:
+            rolls = rolls.filter(secret=False)
+        return rolls.order_by("-seq")
 
     def clean(self):
         cleaned = super().clean()
@@ -107,17 +186,85 @@ class EnteredTestForm(forms.Form):
         for param in self.system.test_params:
             if cleaned.get(param.key) is None and param.key not in self.errors:
                 cleaned[param.key] = param.default
+        if cleaned["mode"] == self.MODE_OPPOSED and self.system.opposition:
+            self.check_opponent(cleaned)
         return cleaned
+
+    def check_opponent(self, cleaned):
+        """The opponent, checked: one query for a character or an earlier roll."""
+        choice = cleaned.get("opponent") or ""
+        kind, _sep, number = choice.partition(":")
+        pk = int(number) if number.isascii() and number.isdigit() and len(number) < 19 else None
+        if choice == OTHER:
+            if not (cleaned.get("opponent_name") or "").strip():
+                self.add_error("opponent_name", gettext("Name the opponent."))
+            if cleaned.get("opponent_chance") is None and "opponent_chance" not in self.errors:
+                self.add_error("opponent_chance", gettext("Give the opponent's chance."))
+        elif kind == "character" and pk is not None:
+            cleaned["opponent_character"] = self.campaign.characters.filter(pk=pk).first()
+            if cleaned["opponent_character"] is None:
+                self.add_error("opponent", gettext("That character does not play here."))
+            elif not cleaned.get("opponent_stat") and "opponent_stat" not in self.errors:
+                self.add_error("opponent_stat", gettext("Choose what the opponent tests."))
+        elif kind == "roll" and pk is not None:
+            cleaned["earlier"] = (
+                self.earlier_rolls().select_related("character").filter(seq=pk).first()
+            )
+            if cleaned["earlier"] is None:
+                self.add_error("opponent", gettext("There is no such roll to oppose."))
+        else:
+            self.add_error("opponent", gettext("Choose whom the test is against."))
+        if cleaned.get("opponent_difficulty") is None and "opponent_difficulty" not in self.errors:
+            cleaned["opponent_difficulty"] = self.fields["opponent_difficulty"].initial
 
     def plan(self):
         """The test as the system plans it, with its exact odds; a ValidationError when the
         system refuses it (a reason for the player)."""
-        character = self.cleaned_data["character"]
+        request = {param.key: self.cleaned_data[param.key] for param in self.system.test_params}
+        return self.character_plan(self.cleaned_data["character"], self.cleaned_data["stat"],
+                                   request)
+
+    def opposition(self) -> dict:
+        """The opposed test planned: the tested side's plan ``a`` and either the
+        opponent's plan ``b`` with its ``name`` (active opposition, lines 556-578) or the
+        ``earlier`` roll with its result (lines 580-609), and ``p``: the exact chance the
+        tested side wins (overcomes the earlier roll). A ValidationError (a reason for the
+        player) when the system refuses a side or nobody can ever win."""
+        data, system = self.cleaned_data, self.system
+        a = self.plan()
+        earlier = data.get("earlier")
+        if earlier is not None:
+            result = system.result_of(earlier.detail)
+            who = earlier.character.name if earlier.character else ""
+            return {"a": a, "earlier": earlier, "result": result, "name": who,
+                    "p": system.delayed_odds(a, result)}
+        difficulty = {"difficulty": data["opponent_difficulty"]}
+        if data.get("opponent_character") is not None:
+            opponent = data["opponent_character"]
+            b = self.character_plan(opponent, data["opponent_stat"], difficulty)
+            name = opponent.name
+        else:
+            name = data["opponent_name"].strip()
+            try:
+                b = system.plan_test({"chance": data["opponent_chance"]},
+                                     {"stat": "chance", "label": name, **difficulty}, self.house)
+            except RulesError as error:
+                raise forms.ValidationError(gettext(str(error))) from error
+        p = system.opposed_odds(a, b)
+        if p is None:
+            raise forms.ValidationError(gettext(
+                "Nobody can win this: both sides are certain of the same result. "
+                "Give one of them dice or another chance."
+            ))
+        return {"a": a, "b": b, "name": name,
+                "character": data.get("opponent_character"), "p": p}
+
+    def character_plan(self, character, stat: str, request: dict):
+        """A test of ``character``'s ``stat`` with the test parameters of ``request``."""
         system, house = self.system, self.house
         testables = system.testables(character.values(), character.rolled, house)
         values = {term.key: value for term, value in testables if value is not None}
-        request = {param.key: self.cleaned_data[param.key] for param in system.test_params}
-        request["stat"] = self.cleaned_data["stat"]
+        request = {**request, "stat": stat}
         # A situation its Lugn roll opened changes the character's other tests in it.
         request["situation"] = open_situation(self.campaign_id, character.pk)
         if request["stat"] not in values:
@@ -133,9 +280,32 @@ class EnteredTestForm(forms.Form):
             raise forms.ValidationError(gettext(str(error))) from error
 
 
+def earlier_label(seq: int, name: str | None, label: str, chance: int | None) -> str:
+    """An earlier test as the opponent list names it: "#12 Sinclair · Gömma 15"."""
+    return f"#{seq} {name or '?'} · {label} {chance if chance is not None else ''}".strip()
+
+
 def hand_odds(plan) -> dict:
     """What the tray shows before a bare hand is rolled: its range and exact mean."""
     return {"hand": plan.notation, "low": plan.low, "high": plan.high, "mean": float(plan.mean)}
+
+
+def opposition_odds(opposition: dict) -> dict:
+    """What the tray shows before an opposed test: both sides and the exact chance that the
+    tested side wins (ties rolled again) or overcomes the earlier roll."""
+    context = odds_context(opposition["a"]) | {"win": float(opposition["p"]) * 100}
+    if "earlier" in opposition:
+        result = opposition["result"]
+        return context | {"against": {
+            "seq": opposition["earlier"].seq, "name": opposition["name"],
+            "label": opposition["earlier"].label, "effect": result.marks["effect"],
+            "perfect": result.marks["perfect"],
+        }}
+    b = opposition["b"]
+    return context | {"opponent": {
+        "name": opposition["name"], "label": b.label, "target": b.target,
+        "notation": b.notation, "situation": b.params.get("situation"),
+    }}
 
 
 def odds_context(plan) -> dict:

@@ -194,6 +194,57 @@ def system_test_record(
     return store_and_publish(event)
 
 
+def system_opposed_record(
+    *, campaign: Campaign, actor, character, system, opposition: dict, secret: bool = False,
+    idempotency_key: str | None = None,
+) -> RollEvent:
+    """Roll an opposed test of `system` (``EnteredTestForm.opposition``), store it as the
+    campaign's next event and broadcast it after commit, as ``roll_record`` does.
+
+    Against an opponent both sides roll until one wins (a tie rolls again); against an
+    earlier roll only the tested side rolls, and its result is compared with the one
+    remembered. The columns hold the tested side's (last) roll; ``detail`` also holds the
+    opponent's or the earlier roll's, and who won."""
+    plan = opposition["a"]
+    if "earlier" in opposition:
+        result = system.roll_test(plan, rng)
+        earlier = opposition["earlier"]
+        against = {
+            "seq": earlier.seq, "name": opposition["name"], "label": earlier.label,
+            "stored": system.stored(opposition["result"]),
+            "overcomes": system.overcomes(result, opposition["result"]),
+        }
+        detail = {"against": against}
+    else:
+        rolled = system.roll_opposed(plan, opposition["b"], rng)
+        result, last_b = rolled.rounds[-1]
+        opponent = opposition["character"]
+        detail = {"opposed": {
+            "name": opposition["name"], "label": opposition["b"].label,
+            "character_id": opponent.pk if opponent else None,
+            "stored": system.stored(last_b),
+            "ties": [[system.stored(a), system.stored(b)] for a, b in rolled.rounds[:-1]],
+            "winner": rolled.winner, "relative_effect": rolled.relative_effect,
+        }}
+    event = RollEvent(
+        campaign=campaign,
+        actor=actor,
+        character=character,
+        kind=RollEvent.Kind.TEST,
+        label=plan.label,
+        hand=plan.notation,
+        dice=list(result.dice),
+        counted=list(result.marks.get("counted", result.dice)),
+        result=result.total,
+        test_base=plan.target,
+        secret=secret,
+        detail={"system": system.name, **system.stored(result), **detail},
+        created_at=timezone.now(),
+        idempotency_key=idempotency_key,
+    )
+    return store_and_publish(event)
+
+
 def system_hand_record(
     *, campaign: Campaign, actor, system, plan, secret: bool = False,
     idempotency_key: str | None = None,
@@ -232,17 +283,49 @@ def system_fields(event: RollEvent) -> dict:
             "marks": dict(hand.marks), "open_ended": hand.plan.high is None,
         }
     result = system.result_of(event.detail)
+    other = opposition_fields(system, event.detail)
     return {
+        **other,
         "system": system.name,
         "template": template,
         "total": result.total,
-        "success": result.success,
+        # An opposed test's line is marked by whether the tested side won.
+        "success": (
+            other["opposed"]["winner"] == 1 if "opposed" in other
+            else other["against"]["overcomes"] if "against" in other
+            else result.success
+        ),
         "margin": None,
         "first": list(result.first),
         "marks": dict(result.marks),
         "situation": event.detail.get("situation"),  # one this roll opened
         "in_situation": result.plan.params.get("situation"),  # one it was rolled in
     }
+
+
+def opposition_fields(system, detail: dict) -> dict:
+    """The other side of an opposed test for its log line: the opponent's roll and who won
+    (``opposed``), or the earlier roll it was against and whether it was overcome
+    (``against``); nothing for a plain test."""
+    if "opposed" in detail:
+        opposed = detail["opposed"]
+        other = system.result_of(opposed["stored"])
+        return {"opposed": {
+            "name": opposed["name"], "label": opposed["label"], "chance": other.plan.target,
+            "notation": other.plan.notation, "total": other.total, "marks": dict(other.marks),
+            "faces": faces(list(other.dice), other.marks.get("counted", list(other.dice))),
+            "first": list(other.first), "winner": opposed["winner"],
+            "relative_effect": opposed["relative_effect"], "ties": len(opposed["ties"]),
+        }}
+    if "against" in detail:
+        against = detail["against"]
+        earlier = system.result_of(against["stored"])
+        return {"against": {
+            "seq": against["seq"], "name": against["name"], "label": against["label"],
+            "chance": earlier.plan.target, "effect": earlier.marks["effect"],
+            "perfect": earlier.marks["perfect"], "overcomes": against["overcomes"],
+        }}
+    return {}
 
 
 def payload(event: RollEvent) -> dict:

@@ -16,7 +16,7 @@ from core.db import idempotency
 from core.params import strict_int
 from rules.aoristos import dice, success
 from table import services
-from table.entered import EnteredTestForm, hand_odds, odds_context
+from table.entered import EnteredTestForm, hand_odds, odds_context, opposition_odds
 from table.forms import HandForm, RollForm
 
 
@@ -131,7 +131,8 @@ def roll(request, membership):
         )
     elif isinstance(form, EnteredTestForm):
         try:
-            plan = form.plan()
+            opposition = form.opposition() if form.is_opposed else None
+            plan = None if opposition else form.plan()
         except ValidationError as error:
             form.add_error(None, error)
             if request.htmx:
@@ -139,16 +140,27 @@ def roll(request, membership):
                 return render(request, "table/table.html#tray-errors", context, status=200)
             messages.error(request, " ".join(error.messages))
             return redirect("table:page", pk=campaign.pk)
-        event = services.system_test_record(
-            campaign=campaign,
-            actor=membership.user,
-            character=form.cleaned_data["character"],
-            system=form.system,
-            plan=plan,
-            label=plan.label,
-            secret=secret,
-            idempotency_key=key,
-        )
+        if opposition:
+            event = services.system_opposed_record(
+                campaign=campaign,
+                actor=membership.user,
+                character=form.cleaned_data["character"],
+                system=form.system,
+                opposition=opposition,
+                secret=secret,
+                idempotency_key=key,
+            )
+        else:
+            event = services.system_test_record(
+                campaign=campaign,
+                actor=membership.user,
+                character=form.cleaned_data["character"],
+                system=form.system,
+                plan=plan,
+                label=plan.label,
+                secret=secret,
+                idempotency_key=key,
+            )
     elif form.cleaned_data["mode"] == RollForm.MODE_HAND:
         event = services.roll_record(
             campaign=campaign,
@@ -215,7 +227,10 @@ def odds_answer(request, membership, data):
         context["odds"] = hand_odds(form.cleaned_data["hand_plan"])
     elif form.is_valid() and isinstance(form, EnteredTestForm):
         try:
-            context["odds"] = odds_context(form.plan())
+            if form.is_opposed:
+                context["odds"] = opposition_odds(form.opposition())
+            else:
+                context["odds"] = odds_context(form.plan())
         except ValidationError as error:
             context["odds_error"] = " ".join(error.messages)
     elif form.is_valid():

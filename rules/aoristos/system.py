@@ -79,6 +79,8 @@ class AoristosSystem:
     house_rules: tuple[HouseRule, ...] = ()  # the combat and chronicle engines keep theirs
     test_params = ()  # its tray is the live table's own (TB, F and T dice, ST: p. 5)
     hand_examples = ("2B2T+1",)  # its hands too (table.forms.HandForm: B, F and T dice)
+    # Its opposed tests (each side sums its TBs, p. 5) are not in the tray yet.
+    opposition = False
 
     def house(self, values: Mapping[str, Any] | None) -> dict:
         return {}
@@ -164,6 +166,11 @@ class AoristosSystem:
         raise RulesError("Aoristos hands are rolled by the table's own form")
 
     plan_hand = roll_hand = stored_hand = hand_of = _table_hand
+
+    def _no_opposition(self, *args):
+        raise RulesError("Aoristos's opposed tests are not in the tray yet")
+
+    opposed_odds = roll_opposed = delayed_odds = overcomes = _no_opposition
 
 
 SYSTEM = AoristosSystem()

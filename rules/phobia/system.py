@@ -15,13 +15,25 @@ from rules.phobia.dice import (
     plain_distribution,
     roll,
 )
-from rules.phobia.success import Difficulty, modify_difficulty, odds, resolve_test
+from rules.phobia.success import (
+    Difficulty,
+    TestOutcome,
+    delayed_odds,
+    delayed_opposed,
+    modify_difficulty,
+    odds,
+    opposed,
+    opposed_odds,
+    relative_effect,
+    resolve_test,
+)
 from rules.system import (
     Derived,
     HandPlan,
     HandResult,
     HouseRule,
     Issue,
+    OpposedResult,
     Stat,
     Term,
     TestParam,
@@ -48,6 +60,9 @@ SITUATIONS = {"calm": 0, "nervous": 1, "breakdown": 1, "exemplary": -1}
 SITUATION_FLOOR = Difficulty.EASY  # "dock lägst till svårighet lätt (Ob2T6)", line 229
 
 MAX_MODIFIER = 10  # +-Ob10T6 of modifiers in one test is far beyond any the text names
+# Ties are rolled again (line 563-564); a tie twenty times running has a chance below 1e-8
+# for any pair the tray allows but Ob0T6 against Ob0T6, so the exchange then stops undecided.
+MAX_OPPOSED_ROUNDS = 20
 
 
 def _int(request: Mapping[str, Any], key: str, default: int) -> int:
@@ -91,6 +106,7 @@ class PhobiaSystem:
     # (lines 833, 946), Lugn's 2T6 (line 231), and the injury codes' (1T6/2)-1 and 1T6-1
     # (lines 920-935).
     hand_examples = ("Ob3T6", "1T10", "2T6", "(1T6/2)-1", "1T6-1")
+    opposition = True  # active opposition and opposition to an earlier roll, lines 556-609
 
     def house(self, values: Mapping[str, Any] | None) -> dict:
         house = read_house_rules(self.house_rules, values)
@@ -232,6 +248,45 @@ class PhobiaSystem:
         )
         return self._result(plan, rolled)
 
+
+    def opposed_odds(self, a: TestPlan, b: TestPlan) -> Fraction | None:
+        """Active opposition (lines 556-578): P(a wins) with ties rolled again until one
+        side wins, exact (:func:`rules.phobia.success.opposed_odds`)."""
+        exact = opposed_odds(a.params["difficulty"], a.target, b.params["difficulty"], b.target)
+        return exact.a_wins_eventually
+
+    def roll_opposed(self, a: TestPlan, b: TestPlan, rng) -> OpposedResult:
+        """Both sides roll; the higher effect wins, a perfect roll beats one that is not
+        and a fumble always loses (lines 561-576); a tie is rolled again."""
+        rounds = []
+        for _ in range(MAX_OPPOSED_ROUNDS):
+            first, second = self.roll_test(a, rng), self.roll_test(b, rng)
+            rounds.append((first, second))
+            winner = opposed(self._outcome(first), self._outcome(second))
+            if winner:
+                won, lost = (first, second) if winner > 0 else (second, first)
+                effect = relative_effect(self._outcome(won), self._outcome(lost))
+                return OpposedResult(tuple(rounds), winner, effect)
+        return OpposedResult(tuple(rounds), 0, None)
+
+    def delayed_odds(self, plan: TestPlan, earlier: TestResult) -> Fraction:
+        """Opposition to an earlier roll (lines 580-609): P(a roll of ``plan`` now at least
+        matches the remembered result; an equal one goes to the later roll)."""
+        return delayed_odds(plan.params["difficulty"], plan.target, self._outcome(earlier))
+
+    def overcomes(self, later: TestResult, earlier: TestResult) -> bool:
+        return delayed_opposed(self._outcome(earlier), self._outcome(later))
+
+    def _outcome(self, result: TestResult) -> TestOutcome:
+        """The rules' outcome of a rolled test, for comparing it with another."""
+        rolled = ObRoll(
+            ObDice(len(result.first)),
+            tuple(result.first),
+            tuple(result.marks["rerolls"]),
+            result.total,
+            result.marks["capped"],
+        )
+        return resolve_test(result.plan.target, rolled)
 
     def plan_hand(self, text: str) -> HandPlan:
         """A bare hand (lines 3-26 and the plain forms the text uses): its range and exact

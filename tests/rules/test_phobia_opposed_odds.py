@@ -11,7 +11,7 @@ from itertools import product
 
 import pytest
 
-from rules import RulesError
+from rules import PHOBIA, RulesError
 from rules.phobia.dice import ObDice, ObRoll, distribution, p_at_most, p_rerolls_at_most, roll
 from rules.phobia.success import (
     MAX_EXACT_CHANCE,
@@ -25,6 +25,7 @@ from rules.phobia.success import (
     perfect_pattern,
     resolve_test,
 )
+from rules.phobia.system import MAX_OPPOSED_ROUNDS
 
 
 def outcome(chance, first, rerolls=()):
@@ -366,3 +367,48 @@ def test_the_chance_limit_is_reported_as_odds_does():
         with pytest.raises(RulesError) as info:
             call()
         assert (info.value.code, info.value.params) == ("chance_too_large", {"limit": 200})
+
+
+# --- through the rule-system interface (rules.system: the table's opposed tests) --------
+
+
+class _Faces:
+    def __init__(self, faces):
+        self.faces = iter(faces)
+
+    def randint(self, a, b):
+        return next(self.faces)
+
+
+def _plan(chance, difficulty):
+    return PHOBIA.plan_test({"x": chance}, {"stat": "x", "difficulty": difficulty}, {})
+
+
+def test_the_system_rolls_ties_again_until_one_side_wins():
+    """Lines 563-564: 14 - 6 = 8 ties 13 - 5 = 8; then 14 - 9 = 5 loses to 13 - 6 = 7."""
+    rolled = PHOBIA.roll_opposed(
+        _plan(14, 3), _plan(13, 3), _Faces([2, 2, 2, 1, 2, 2, 3, 3, 3, 2, 2, 2])
+    )
+    assert [(a.total, b.total) for a, b in rolled.rounds] == [(6, 5), (9, 6)]
+    assert (rolled.winner, rolled.relative_effect) == (-1, 2)
+
+
+def test_an_exchange_nobody_can_win_stops_undecided():
+    """Ob0T6 against Ob0T6 with equal chances ties every time: the exchange stops after
+    MAX_OPPOSED_ROUNDS and nobody wins (the tray refuses to roll it: no odds)."""
+    rolled = PHOBIA.roll_opposed(_plan(5, 0), _plan(5, 0), _Faces([]))
+    assert (len(rolled.rounds), rolled.winner, rolled.relative_effect) == (
+        MAX_OPPOSED_ROUNDS, 0, None)
+    assert PHOBIA.opposed_odds(_plan(5, 0), _plan(5, 0)) is None
+
+
+def test_the_system_remembers_sinclairs_effect():
+    """Lines 596-609: Gömma 15 at Ob2T6 rolled 8 (effect 7). The guard's SYN 12 rolls 10:
+    not found; a 5 (effect 7, equal) finds him."""
+    hiding = PHOBIA.roll_test(_plan(15, 2), _Faces([4, 4]))
+    assert hiding.marks["effect"] == 7
+    guard = _plan(12, 3)
+    assert not PHOBIA.overcomes(PHOBIA.roll_test(guard, _Faces([3, 3, 4])), hiding)
+    assert PHOBIA.overcomes(PHOBIA.roll_test(guard, _Faces([1, 2, 2])), hiding)
+    exact = PHOBIA.delayed_odds(guard, hiding)
+    assert exact == delayed_odds(3, 12, PHOBIA._outcome(hiding))
