@@ -179,8 +179,14 @@ class ItemForm(forms.ModelForm):
             "quantity": forms.NumberInput(attrs={"inputmode": "numeric"}),
         }
 
-    def __init__(self, *args, catalogue=None, **kwargs):
+    def __init__(self, *args, catalogue=None, unit: str = "FP", **kwargs):
+        """``unit``: what an item's weight is counted in, "FP" (Aoristos, p. 5) or "kg"
+        (an entered system: Phobia's Belastning, lines 282-283, must be given)."""
         super().__init__(*args, **kwargs)
+        self.unit = unit
+        if unit == "kg":
+            self.fields["bulk"].label = _("kg each")
+            self.fields["bulk"].initial = None
         self.entries = catalogue or {}
         choices = [("", "–")]
         for kind, heading in (("weapon", _("Weapons")), ("armour", _("Armour and shields"))):
@@ -210,12 +216,16 @@ class ItemForm(forms.ModelForm):
             if data.get("bulk") is None:
                 bulk = getattr(entry, "weapon_bulk", None)
                 if bulk is None:
-                    bulk = entry.bulk
+                    bulk = getattr(entry, "bulk", None)  # a Phobia entry has no weight
                 else:
                     bulk += entry.magazine_bulk
-                data["bulk"] = Decimal(str(round(bulk, 1)))
+                if bulk is not None:
+                    data["bulk"] = Decimal(str(round(bulk, 1)))
         if not data.get("name"):
             self.add_error("name", _("Name the item, or choose it from the catalogue."))
         if data.get("bulk") is None and "bulk" not in self.errors:
-            data["bulk"] = Decimal("1")
+            if self.unit == "kg":
+                self.add_error("bulk", _("Give what one weighs in kg."))
+            else:
+                data["bulk"] = Decimal("1")
         return data

@@ -46,6 +46,13 @@ class CharacterQuerySet(models.QuerySet):
             .annotate(keys=CommaJoined("key"))
             .values("keys")
         )
+        return self.annotate(
+            raised_keys=models.Subquery(spends, output_field=models.TextField())
+        ).with_carried()
+
+    def with_carried(self):
+        """Annotate what the character carries (``carried_bulk``: Aoristos's FP, an entered
+        system's kg), read by ``Character.carried`` without another query."""
         bulk = models.DecimalField(max_digits=12, decimal_places=1)
         carried = (
             Item.objects.filter(character=models.OuterRef("pk"))
@@ -53,10 +60,7 @@ class CharacterQuerySet(models.QuerySet):
             .annotate(total=models.Sum(models.F("bulk") * models.F("quantity"), output_field=bulk))
             .values("total")
         )
-        return self.annotate(
-            raised_keys=models.Subquery(spends, output_field=models.TextField()),
-            carried_bulk=models.Subquery(carried, output_field=bulk),
-        )
+        return self.annotate(carried_bulk=models.Subquery(carried, output_field=bulk))
 
 
 class Character(models.Model):
@@ -179,14 +183,17 @@ class Character(models.Model):
         ``report`` to price a build being edited instead of the saved one."""
         return (report or self.evaluate()).dp_left + self.ledger_sum()
 
+    def carried(self) -> Decimal:
+        """What the character's items weigh together (FP; kg in an entered system)."""
+        if hasattr(self, "carried_bulk"):  # annotated by with_carried()
+            return self.carried_bulk or Decimal("0")
+        return sum((item.total_bulk for item in self.items.all()), Decimal("0"))
+
     def load(self, levels: dict[str, int] | None = None) -> dict:
         """Carried FP against Bärförmåga, and the effective RÖR and Förflyttning (p. 5)."""
         levels = levels or self.levels()
         secondary = self.secondary(levels)
-        if hasattr(self, "carried_bulk"):  # annotated by with_levels()
-            bulk = self.carried_bulk or Decimal("0")
-        else:
-            bulk = sum((item.total_bulk for item in self.items.all()), Decimal("0"))
+        bulk = self.carried()
         penalty = rules.encumbrance_penalty(bulk, secondary.carrying_capacity)
         agility, movement = rules.apply_encumbrance(levels["agility"], secondary.movement, penalty)
         return {

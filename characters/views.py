@@ -1,3 +1,6 @@
+from decimal import Decimal
+from fractions import Fraction
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
@@ -296,7 +299,7 @@ def character_sheet(request, pk: int):
     return render(request, template, context)
 
 
-def entered_sheet_context(character: Character, access: Access) -> dict:
+def entered_sheet_context(character: Character, access: Access, *, item_form=None) -> dict:
     """The sheet of an entered system's character: its values, derived values with their
     formulas, what was rolled when it was made, what its campaign's house rules say of
     it, and the damage rows its system's engine draws (`characters.damage`)."""
@@ -314,6 +317,26 @@ def entered_sheet_context(character: Character, access: Access) -> dict:
         "derived": derived_rows(character),
         "issues": [issue_text(issue) for issue in system.check(values, house)],
         "damage": damage_context(character, house),
+        **entered_equipment(character, access, values, house, item_form),
+    }
+
+
+def entered_equipment(character, access, values, house, item_form=None) -> dict:
+    """An entered system's equipment: the items (one query), what they weigh against what
+    the character can carry (``RuleSystem.carrying``) and, for its editors, the add form
+    (with the campaign's catalogue, read only then)."""
+    items = list(character.items.all())
+    carried = sum((item.total_bulk for item in items), Decimal("0"))
+    carrying = character.system.carrying(values, character.rolled, house, Fraction(carried))
+    if item_form is None and access >= Access.EDIT:
+        item_form = ItemForm(catalogue=item_catalogue(character), unit="kg")
+    terms = {stat.key: stat.term for stat in character.system.attributes + character.system.skills}
+    return {
+        "items": items,
+        "carrying": carrying,
+        "hindered": [terms[key].short for key in carrying.hinders if key in terms]
+        if carrying else [],
+        "item_form": item_form,
     }
 
 
@@ -376,18 +399,25 @@ def sheet_body(character: Character, access: Access, items, catalogue) -> dict:
 def item_add(request, pk: int):
     """Add equipment from the sheet; htmx swaps the equipment section, others reload."""
     character, access = get_character(request, pk, Access.EDIT)
+    entered = character.system.builder == "entered"
     form = ItemForm(
-        request.POST, instance=Item(character=character), catalogue=item_catalogue(character)
+        request.POST, instance=Item(character=character), catalogue=item_catalogue(character),
+        unit="kg" if entered else "FP",
     )
     if form.is_valid():
         form.save()
         if not request.htmx:
             return redirect(f"{character.get_absolute_url()}#equipment")
         form = None
-    context = sheet_context(character, access, item_form=form)
+    if entered:
+        template = "characters/entered_sheet.html"
+        context = entered_sheet_context(character, access, item_form=form)
+    else:
+        template = "characters/sheet.html"
+        context = sheet_context(character, access, item_form=form)
     if request.htmx:
-        return render(request, "characters/sheet.html#equipment", context)
-    return render(request, "characters/sheet.html", context, status=400)
+        return render(request, f"{template}#equipment", context)
+    return render(request, template, context, status=400)
 
 
 @login_required
@@ -395,6 +425,9 @@ def item_add(request, pk: int):
 def item_delete(request, pk: int, item_pk: int):
     character, access = get_character(request, pk, Access.EDIT)
     get_object_or_404(Item, pk=item_pk, character=character).delete()
+    if request.htmx and character.system.builder == "entered":
+        context = entered_sheet_context(character, access)
+        return render(request, "characters/entered_sheet.html#equipment", context)
     if request.htmx:
         context = sheet_context(character, access)
         return render(request, "characters/sheet.html#equipment", context)

@@ -47,6 +47,7 @@ from typing import Any, Protocol
 from rules.errors import RulesError
 
 __all__ = [
+    "Carrying",
     "Derived",
     "HandPlan",
     "HandResult",
@@ -120,6 +121,24 @@ class Derived:
     @property
     def key(self) -> str:
         return self.term.key
+
+
+@dataclass(frozen=True)
+class Carrying:
+    """What a character carries against what it can carry: ``carried`` (in ``unit``),
+    ``capacity``, the whole capacities in the load once it is over (``multiples``) and the
+    difficulty that adds (``levels``) to the tests of ``hinders`` (stat keys)."""
+
+    carried: Fraction
+    capacity: int
+    multiples: int
+    levels: int
+    unit: str = "kg"
+    hinders: tuple[str, ...] = ()
+
+    @property
+    def overloaded(self) -> bool:
+        return self.carried > self.capacity
 
 
 @dataclass(frozen=True)
@@ -303,6 +322,14 @@ class RuleSystem(Protocol):
 
     def result_of(self, stored: Mapping[str, Any]) -> TestResult:
         """A stored roll (what ``TestResult`` wrote to the log) read back."""
+        ...
+
+    def carrying(
+        self, values: Mapping[str, int], rolled: Mapping[str, Any], house: Mapping[str, Any],
+        carried: Fraction,
+    ) -> Carrying | None:
+        """A character's load: ``carried`` (what its items weigh) against what it can
+        carry; None where the system's own sheet weighs it (Aoristos)."""
         ...
 
     def situation_of(self, result: TestResult) -> str | None:

@@ -201,7 +201,9 @@ class EnteredTestForm(forms.Form):
             if cleaned.get("opponent_chance") is None and "opponent_chance" not in self.errors:
                 self.add_error("opponent_chance", gettext("Give the opponent's chance."))
         elif kind == "character" and pk is not None:
-            cleaned["opponent_character"] = self.campaign.characters.filter(pk=pk).first()
+            cleaned["opponent_character"] = (
+                self.campaign.characters.with_carried().filter(pk=pk).first()
+            )
             if cleaned["opponent_character"] is None:
                 self.add_error("opponent", gettext("That character does not play here."))
             elif not cleaned.get("opponent_stat") and "opponent_stat" not in self.errors:
@@ -262,9 +264,14 @@ class EnteredTestForm(forms.Form):
     def character_plan(self, character, stat: str, request: dict):
         """A test of ``character``'s ``stat`` with the test parameters of ``request``."""
         system, house = self.system, self.house
-        testables = system.testables(character.values(), character.rolled, house)
-        values = {term.key: value for term, value in testables if value is not None}
-        request = {**request, "stat": stat}
+        entered = character.values()
+        testables = system.testables(entered, character.rolled, house)
+        derived = system.derived(entered, character.rolled, house)
+        values = {d.key: d.value for d in derived if d.value is not None} | {
+            term.key: value for term, value in testables if value is not None
+        }
+        # What it carries may hinder it (Phobia: overloaded above Bärförmåga).
+        request = {**request, "stat": stat, "carried": character.carried()}
         # A situation its Lugn roll opened changes the character's other tests in it.
         request["situation"] = open_situation(self.campaign_id, character.pk)
         if request["stat"] not in values:
@@ -318,4 +325,5 @@ def odds_context(plan) -> dict:
         "percent": float(plan.p_success) * 100,
         "others": {key: float(p) * 100 for key, p in plan.odds.items()},
         "situation": plan.params.get("situation"),
+        "burden": plan.params.get("burden"),  # Ob dice its load adds (overloaded)
     }

@@ -300,6 +300,7 @@ def system_fields(event: RollEvent) -> dict:
         "marks": dict(result.marks),
         "situation": event.detail.get("situation"),  # one this roll opened
         "in_situation": result.plan.params.get("situation"),  # one it was rolled in
+        "burden": result.plan.params.get("burden"),  # Ob dice an overload added
     }
 
 

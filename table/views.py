@@ -49,7 +49,7 @@ def roll_form(membership, data=None) -> HandForm:
         return EnteredTestForm(
             data,
             campaign=membership.campaign,
-            characters=rollable_characters(membership),
+            characters=rollable_characters(membership).with_carried(),
             can_roll_secretly=membership.is_gm,
         )
     if data is not None and data.get("mode") == HandForm.MODE_HAND:

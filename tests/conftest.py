@@ -6,6 +6,8 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
+from campaigns.models import Membership
+from campaigns.services import campaign_create
 from characters.models import Character
 
 ALBERT_ATTRIBUTES = {"physique": 3, "composure": 3, "agility": 2, "alertness": 5, "willpower": 3}
@@ -112,3 +114,26 @@ def site_server(django_db_setup, django_db_blocker, tmp_path_factory):
         server = start_site_server(tmp_path_factory.mktemp("site-server"))
     yield server
     server.stop()
+
+
+# A Phobia campaign where alice and bob play (the table's and the sheet's Phobia tests).
+PHOBIA_ATTRIBUTES = {
+    "strength": 12,
+    "endurance": 14,
+    "agility": 10,
+    "personality": 9,
+    "psyche": 13,
+    "will": 11,
+    "education": 8,
+    "sight": 15,
+    "hearing": 7,
+    "luck": 10,
+}
+
+
+@pytest.fixture
+def phobia(gm, alice, bob):
+    campaign = campaign_create(gm=gm, name="Skuggorna", rule_system="phobia")
+    Membership.objects.create(campaign=campaign, user=alice, seat=1)
+    Membership.objects.create(campaign=campaign, user=bob, seat=2)
+    return campaign

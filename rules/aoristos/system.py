@@ -160,6 +160,9 @@ class AoristosSystem:
     def situation_of(self, result: TestResult) -> str | None:
         return None  # no Aoristos test opens a situation
 
+    def carrying(self, values, rolled, house, carried) -> None:
+        return None  # its sheet weighs FP against Bärförmåga itself (Character.load, p. 5)
+
     # Its hands count the highest or the lowest free dice (p. 5): the live table's own
     # form rolls them and keeps them in the roll's columns.
     def _table_hand(self, *args):

@@ -20,11 +20,13 @@ rule) the skills it names, with Stridsvana (line 207), all starting at 0.
 """
 
 from collections.abc import Mapping
+from fractions import Fraction
+from math import ceil, floor
 from typing import Any
 
 from rules.errors import RulesError
 from rules.phobia.dice import PlainDice, Roller, roll
-from rules.system import Derived, HouseRule, Issue, Stat, Term, gettext_noop
+from rules.system import Carrying, Derived, HouseRule, Issue, Stat, Term, gettext_noop
 
 __all__ = [
     "ATTRIBUTES",
@@ -32,6 +34,8 @@ __all__ = [
     "DERIVED_TERMS",
     "HOUSE_RULES",
     "MAX_SKILL",
+    "OVERLOADED_TESTS",
+    "load",
     "SKILLS",
     "check",
     "creation_rolls",
@@ -131,6 +135,20 @@ HOUSE_RULES = (
         ),
     ),
     HouseRule(
+        "overload_levels",
+        gettext_noop("Overloaded: Ob dice per whole Bärförmåga carried"),
+        1,
+        minimum=0,
+        maximum=5,
+        text="lines 274-283",
+        help=gettext_noop(
+            "The excerpt says a load above Bärförmåga overloads, not what that does. By "
+            "default each whole Bärförmåga in the load adds +Ob1T6 to tests of STY, TÅL, "
+            "RÖR, Klättra, Hoppa and Gömma (13 kg on BF 12: +Ob1T6; 24 kg: +Ob2T6). 0: no "
+            "effect."
+        ),
+    ),
+    HouseRule(
         "row_difficulty",
         gettext_noop("Difficulty per filled row"),
         1,
@@ -143,6 +161,31 @@ HOUSE_RULES = (
         ),
     ),
 )
+
+
+# What an overloaded character's load hinders (a house rule's reading of lines 274-283,
+# which name the state but not its effect): the tests of the body moving and straining,
+# STY, TÅL and RÖR and the skills the excerpt names that are done with them.
+OVERLOADED_TESTS = ("strength", "endurance", "agility", "climbing", "jumping", "hiding")
+
+
+def load(carried, capacity: int, house: Mapping[str, Any]) -> Carrying:
+    """What a character carries (Belastning, ``carried`` kg: an int, Fraction or Decimal)
+    on Bärförmåga ``capacity`` (lines 274-283): overloaded above it (line 278), and then
+    +``overload_levels`` Ob dice per whole Bärförmåga in the load on each of
+    :data:`OVERLOADED_TESTS` (Belastning 13 on BF 12: 1; 24: 2; 12: 0). With Bärförmåga
+    0 each started kg is one (as Aoristos's ruling for FYS 0)."""
+    carried = Fraction(carried)
+    if carried < 0:
+        raise RulesError(f"a load cannot be negative, got {carried}")
+    if carried <= capacity:
+        multiples = 0
+    elif capacity > 0:
+        multiples = floor(carried / capacity)
+    else:
+        multiples = ceil(carried)
+    levels = multiples * house["overload_levels"]
+    return Carrying(carried, capacity, multiples, levels, "kg", OVERLOADED_TESTS)
 
 
 def _value(values: Mapping[str, int], key: str) -> int:

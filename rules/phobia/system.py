@@ -28,6 +28,7 @@ from rules.phobia.success import (
     resolve_test,
 )
 from rules.system import (
+    Carrying,
     Derived,
     HandPlan,
     HandResult,
@@ -143,12 +144,25 @@ class PhobiaSystem:
         calm = next(d for d in self.derived(values, rolled, house) if d.key == "calm")
         return (*stats, (calm.term, calm.value))
 
+    def carrying(
+        self, values: Mapping[str, int], rolled: Mapping[str, Any], house: Mapping[str, Any],
+        carried: Fraction,
+    ) -> Carrying:
+        """Belastning against Bärförmåga, (STY+TÅL)/2 kg (lines 274-283)."""
+        capacity = next(d for d in self.derived(values, rolled, house)
+                        if d.key == "carrying_capacity")
+        return character.load(carried, capacity.value, house)
+
     def plan_test(
         self, values: Mapping[str, int], request: Mapping[str, Any], house: Mapping[str, Any]
     ) -> TestPlan:
         """``request``: ``stat`` (a key of ``testables``), ``difficulty`` (Ob dice, 0-20;
         default 3, normal) and ``modifier`` (levels added or removed, e.g. -1 for "en nivå
-        enklare", summed first: lines 527-552). ``values``: the testables' values."""
+        enklare", summed first: lines 527-552); optionally ``carried``, the kg the
+        character carries (an overloaded character's tests of :data:`OVERLOADED_TESTS` are
+        harder, a house rule: ``character.load``) and ``situation`` (an open Lugn
+        situation). ``values``: the testables' values, with ``carrying_capacity`` when
+        ``carried`` is given."""
         key = request.get("stat")
         if not isinstance(key, str) or key not in values:
             raise RulesError("choose what to test")
@@ -160,6 +174,15 @@ class PhobiaSystem:
         if abs(modifier) > MAX_MODIFIER:
             raise RulesError(f"modifiers add or remove at most {MAX_MODIFIER} dice")
         dice = modify_difficulty(base, modifier)
+        burden = 0
+        if "carried" in request and key in character.OVERLOADED_TESTS:
+            try:
+                burden = character.load(
+                    request["carried"], values["carrying_capacity"], house
+                ).levels
+            except (KeyError, TypeError, ValueError) as error:
+                raise RulesError(f"cannot read the load: {error}") from None
+            dice = modify_difficulty(dice, burden)
         situation = request.get("situation")
         if situation is not None and situation not in SITUATIONS:
             raise RulesError("unknown Lugn situation")
@@ -175,7 +198,8 @@ class PhobiaSystem:
             p_success=exact.success,
             odds={"perfect": exact.perfect, "fumble": exact.fumble},
             params={"stat": key, "difficulty": dice, "base": base, "modifier": modifier}
-            | ({"situation": situation} if situation else {}),
+            | ({"situation": situation} if situation else {})
+            | ({"burden": burden} if burden else {}),
         )
 
     def roll_test(self, plan: TestPlan, rng) -> TestResult:

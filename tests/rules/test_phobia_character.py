@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from rules import RulesError, get_system
 from rules.phobia import character
+from rules.phobia.character import OVERLOADED_TESTS, load
 from rules.phobia.success import odds
 
 PHOBIA = get_system("phobia")
@@ -141,6 +142,7 @@ def test_house_rules_default_where_none_is_stored():
         "attribute_min": 3,
         "attribute_max": 18,
         "damage_columns": 4,
+        "overload_levels": 1,
         "row_difficulty": 1,
     }
 
@@ -293,3 +295,52 @@ def test_a_new_lugn_roll_is_not_changed_by_the_situation_it_replaces():
     assert plan.notation == "Ob3T6"
     with pytest.raises(RulesError):
         PHOBIA.plan_test({"climbing": 14}, {"stat": "climbing", "situation": "panic"}, HOUSE)
+
+
+# --- Belastning against Bärförmåga (lines 274-283; the effect is a house rule) ----------
+
+
+@pytest.mark.parametrize(
+    ("carried", "capacity", "multiples"),
+    [(12, 12, 0), (13, 12, 1), (24, 12, 2), (Fraction(49, 2), 12, 2), (0, 0, 0),
+     (Fraction(1, 2), 0, 1), (3, 0, 3)],
+)
+def test_overloaded_per_whole_bärförmåga(carried, capacity, multiples):
+    """Line 278: above Bärförmåga the character is overloaded; by the house rule's default
+    each whole Bärförmåga in the load is +Ob1T6 (BF 0: each started kg)."""
+    carrying = load(carried, capacity, HOUSE)
+    assert carrying.multiples == multiples
+    assert carrying.levels == multiples * HOUSE["overload_levels"] == multiples
+    assert carrying.overloaded is (carried > capacity)
+    assert carrying.hinders == OVERLOADED_TESTS
+
+
+def test_the_gm_may_make_overloading_harmless():
+    house = PHOBIA.house({"overload_levels": 0})
+    carrying = load(30, 12, house)
+    assert carrying.overloaded
+    assert carrying.levels == 0
+
+
+def test_a_negative_load_is_refused():
+    with pytest.raises(RulesError):
+        load(-1, 12, HOUSE)
+
+
+def test_an_overloaded_climb_is_harder_and_a_look_is_not():
+    """Jace with BF 13 carrying 14 kg: Klättra at Ob3T6 becomes Ob4T6; SYN stays Ob3T6."""
+    values = {"climbing": 14, "sight": 15, "carrying_capacity": 13}
+    climb = PHOBIA.plan_test(values, {"stat": "climbing", "carried": 14}, HOUSE)
+    look = PHOBIA.plan_test(values, {"stat": "sight", "carried": 14}, HOUSE)
+    light = PHOBIA.plan_test(values, {"stat": "climbing", "carried": 13}, HOUSE)
+    assert (climb.notation, climb.params["burden"]) == ("Ob4T6", 1)
+    assert look.notation == "Ob3T6"
+    assert "burden" not in look.params
+    assert light.notation == "Ob3T6"
+
+
+def test_carrying_reads_bärförmåga_from_the_character():
+    """(STY+TÅL)/2 = (12+14)/2 = 13 kg (line 280)."""
+    values = {"strength": 12, "endurance": 14}
+    carrying = PHOBIA.carrying(values, {"calm": [3, 5]}, HOUSE, Fraction(27))
+    assert (carrying.capacity, carrying.multiples) == (13, 2)

@@ -12,7 +12,7 @@ from characters.models import Character
 from rules.phobia.success import opposed_odds
 from table import services
 from table.models import RollEvent
-from tests.table.conftest import PHOBIA_ATTRIBUTES
+from tests.conftest import PHOBIA_ATTRIBUTES
 from tests.table.test_phobia_table import roll_url
 
 pytestmark = pytest.mark.django_db
