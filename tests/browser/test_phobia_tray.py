@@ -36,21 +36,11 @@ from tests.browser.conftest import SCREENSHOTS
 from tests.browser.test_campaign_flows import overflow
 from tests.browser.test_live_table import LIVE, real_user
 from tests.browser.test_phobia import LAPTOP, PHONE, OddsRequests, device, log_in, percent
+from tests.conftest import PHOBIA_ATTRIBUTES
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-ATTRIBUTES = {
-    "strength": 12,
-    "endurance": 14,
-    "agility": 10,
-    "personality": 9,
-    "psyche": 13,
-    "will": 11,
-    "education": 8,
-    "sight": 15,
-    "hearing": 7,
-    "luck": 10,
-}
+ATTRIBUTES = PHOBIA_ATTRIBUTES  # Jace: STY 12, TÅL 14, SYN 15
 CLIMBING = 14  # Jace's Klättra
 GUARD = 12  # Vakten's chance, typed in the tray
 INSPECTOR_SIGHT = 12  # the GM's Kommissarien: SYN 12

@@ -97,7 +97,7 @@ def test_the_gm_edits_the_house_rules_and_a_bad_value_changes_nothing(client, gm
     assert "House rule; default 5 (lines 164-171)." in page
     assert 'name="starting_dp"' not in page
     good = {"name": "Skuggorna", "house_attribute_min": 3, "house_attribute_max": 20,
-            "house_damage_columns": 4, "house_row_difficulty": 1}
+            "house_damage_columns": 4, "house_row_difficulty": 1, "house_overload_levels": 2}
     bad = good | {"house_attribute_min": 21}
     response = client.post(url, bad)
     assert response.status_code == 400
@@ -108,6 +108,7 @@ def test_the_gm_edits_the_house_rules_and_a_bad_value_changes_nothing(client, gm
     phobia_campaign.refresh_from_db()
     assert phobia_campaign.house()["attribute_max"] == 20
     assert phobia_campaign.house()["damage_columns"] == 4
+    assert phobia_campaign.house()["overload_levels"] == 2
 
 
 def test_a_player_makes_a_phobia_character_and_lugn_is_rolled_once_on_the_server(

@@ -29,6 +29,7 @@ def sheet(client, character):
 
 
 def add(client, character, **data):
+    client.cookies["django_language"] = "en"
     return client.post(reverse("characters:item_add", args=[character.pk]),
                        {"quantity": 1} | data, headers=HTMX)
 
