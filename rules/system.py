@@ -294,6 +294,7 @@ class RuleSystem(Protocol):
     test_params: tuple[TestParam, ...]  # what plan_test's request holds beside "stat"
     hand_examples: tuple[str, ...]  # hands the tray offers as examples, e.g. ("1T10",)
     opposition: bool  # whether the tray offers opposed tests (opposed_odds and the rest)
+    opposed_params: tuple[TestParam, ...]  # what the opponent's side sets of test_params
 
     def house(self, values: Mapping[str, Any] | None) -> dict:
         """A campaign's house rules, defaults filled in; RulesError for bad values."""

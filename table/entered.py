@@ -51,8 +51,8 @@ class EnteredTestForm(forms.Form):
     MODE_HAND = "hand"
     OWN_FIELDS = (
         *("mode", "character", "stat", "hand", "secret", "opponent", "opponent_stat"),
-        *("opponent_name", "opponent_chance", "opponent_difficulty"),
-    )  # the rest: the system's test_params
+        *("opponent_name", "opponent_chance"),
+    )  # the rest: the system's test_params, and its opposed_params as "opponent_<key>"
     mode = forms.ChoiceField(
         choices=[
             (MODE_TEST, _("Success test")),
@@ -74,9 +74,6 @@ class EnteredTestForm(forms.Form):
         label=_("The opponent's chance"), min_value=0, max_value=MAX_CHANCE, required=False,
         widget=forms.NumberInput(attrs={"inputmode": "numeric"}),
     )
-    opponent_difficulty = forms.TypedChoiceField(
-        label=_("The opponent's difficulty"), coerce=int, required=False, empty_value=None
-    )
     hand = forms.CharField(label=_("Hand"), max_length=40, required=False)
     secret = forms.BooleanField(label=_("Secret roll (only you see it)"), required=False)
 
@@ -95,9 +92,12 @@ class EnteredTestForm(forms.Form):
         if system.opposition:
             self.fields["opponent_stat"].choices = self.fields["stat"].choices
             self.fields["opponent"].widget.choices = CallableChoiceIterator(self.opponents)
-            difficulty = next(p for p in system.test_params if p.key == "difficulty")
-            self.fields["opponent_difficulty"].choices = difficulty.choices
-            self.fields["opponent_difficulty"].initial = difficulty.default
+            for param in system.opposed_params:
+                field = param_field(param)
+                field.label = gettext("The opponent's %(name)s") % {
+                    "name": gettext(param.name).lower()
+                }
+                self.fields[f"opponent_{param.key}"] = field
         else:
             self.fields["mode"].choices = [
                 c for c in self.fields["mode"].choices if c[0] != self.MODE_OPPOSED
@@ -106,25 +106,17 @@ class EnteredTestForm(forms.Form):
                 if name.startswith("opponent"):
                     del self.fields[name]
         for param in system.test_params:
-            if param.choices:
-                field = forms.TypedChoiceField(
-                    choices=param.choices, coerce=int, initial=param.default, empty_value=None
-                )
-            else:
-                field = forms.IntegerField(
-                    min_value=param.minimum, max_value=param.maximum, initial=param.default,
-                    widget=forms.NumberInput(attrs={"inputmode": "numeric"}),
-                )
-            field.label = gettext(param.name)
-            field.help_text = gettext(param.help) if param.help else ""
-            field.required = False
-            self.fields[param.key] = field
+            self.fields[param.key] = param_field(param)
         self.fields["hand"].initial = system.hand_examples[0] if system.hand_examples else ""
         self.fields["hand"].help_text = gettext("e.g. %(examples)s") % {
             "examples": ", ".join(system.hand_examples)
         }
         if not can_roll_secretly:
             del self.fields["secret"]
+
+    def opponent_param_fields(self) -> list:
+        """The bound fields of the opponent's own test parameters (``opposed_params``)."""
+        return [self[f"opponent_{param.key}"] for param in self.system.opposed_params]
 
     @property
     def is_hand(self) -> bool:
@@ -216,8 +208,10 @@ class EnteredTestForm(forms.Form):
                 self.add_error("opponent", gettext("There is no such roll to oppose."))
         else:
             self.add_error("opponent", gettext("Choose whom the test is against."))
-        if cleaned.get("opponent_difficulty") is None and "opponent_difficulty" not in self.errors:
-            cleaned["opponent_difficulty"] = self.fields["opponent_difficulty"].initial
+        for param in self.system.opposed_params:
+            name = f"opponent_{param.key}"
+            if cleaned.get(name) is None and name not in self.errors:
+                cleaned[name] = param.default
 
     def plan(self):
         """The test as the system plans it, with its exact odds; a ValidationError when the
@@ -236,11 +230,16 @@ class EnteredTestForm(forms.Form):
         a = self.plan()
         earlier = data.get("earlier")
         if earlier is not None:
-            result = system.result_of(earlier.detail)
+            try:
+                result = system.result_of(earlier.detail)
+            except RulesError as error:
+                raise forms.ValidationError(
+                    gettext("That roll cannot be read back from the log.")
+                ) from error
             who = earlier.character.name if earlier.character else ""
             return {"a": a, "earlier": earlier, "result": result, "name": who,
                     "p": system.delayed_odds(a, result)}
-        difficulty = {"difficulty": data["opponent_difficulty"]}
+        difficulty = {p.key: data[f"opponent_{p.key}"] for p in system.opposed_params}
         if data.get("opponent_character") is not None:
             opponent = data["opponent_character"]
             b = self.character_plan(opponent, data["opponent_stat"], difficulty)
@@ -285,6 +284,24 @@ class EnteredTestForm(forms.Form):
             return system.plan_test(values, request, house)
         except RulesError as error:
             raise forms.ValidationError(gettext(str(error))) from error
+
+
+def param_field(param) -> forms.Field:
+    """The tray's field for a system's test parameter (rules.system.TestParam): a choice
+    where its values have names (Phobia's Ob3T6 Normalsvårt), else a whole number."""
+    if param.choices:
+        field = forms.TypedChoiceField(
+            choices=param.choices, coerce=int, initial=param.default, empty_value=None
+        )
+    else:
+        field = forms.IntegerField(
+            min_value=param.minimum, max_value=param.maximum, initial=param.default,
+            widget=forms.NumberInput(attrs={"inputmode": "numeric"}),
+        )
+    field.label = gettext(param.name)
+    field.help_text = gettext(param.help) if param.help else ""
+    field.required = False
+    return field
 
 
 def earlier_label(seq: int, name: str | None, label: str, chance: int | None) -> str:

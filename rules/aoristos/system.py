@@ -81,6 +81,7 @@ class AoristosSystem:
     hand_examples = ("2B2T+1",)  # its hands too (table.forms.HandForm: B, F and T dice)
     # Its opposed tests (each side sums its TBs, p. 5) are not in the tray yet.
     opposition = False
+    opposed_params = ()
 
     def house(self, values: Mapping[str, Any] | None) -> dict:
         return {}

@@ -108,6 +108,9 @@ class PhobiaSystem:
     # (lines 920-935).
     hand_examples = ("Ob3T6", "1T10", "2T6", "(1T6/2)-1", "1T6-1")
     opposition = True  # active opposition and opposition to an earlier roll, lines 556-609
+    # The GM may give each side its own difficulty (lines 566-569); modifiers are summed
+    # into it.
+    opposed_params = test_params[:1]
 
     def house(self, values: Mapping[str, Any] | None) -> dict:
         house = read_house_rules(self.house_rules, values)
