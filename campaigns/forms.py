@@ -5,7 +5,7 @@ from django.utils.translation import gettext_lazy as _
 from campaigns.models import AVAILABLE_SYSTEMS, JOIN_CODE_LENGTH, Campaign, RuleSystem
 from campaigns.services import MAX_NOTE
 from rules import RulesError
-from rules.system import HouseRule
+from rules.system import MAX_HOUSE_TEXT, HouseRule
 
 
 class CampaignForm(forms.ModelForm):
@@ -19,7 +19,7 @@ class CampaignForm(forms.ModelForm):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        # T10 is listed so the choice is visible, but cannot be picked yet.
+        # A system the rules core lacks would be listed, but could not be picked.
         self.fields["rule_system"].choices = [
             (
                 value,
@@ -98,6 +98,8 @@ def house_rule_field(rule: HouseRule, value) -> forms.Field:
     if rule.kind == "choice":
         choices = [(key, gettext(label)) for key, label in rule.choices]
         return forms.ChoiceField(choices=choices, **common)
+    if rule.kind == "text":
+        return forms.CharField(max_length=MAX_HOUSE_TEXT, **common)
     return forms.IntegerField(
         min_value=rule.minimum,
         max_value=rule.maximum,

@@ -7,7 +7,7 @@ from django.db import models
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
-from rules import RulesError, get_system
+from rules import SYSTEMS, RulesError, get_system
 from rules.aoristos import character as rules
 from rules.engine import KINDS, engine_for
 
@@ -30,8 +30,8 @@ class RuleSystem(models.TextChoices):
     T10 = "t10", "T10"
 
 
-# Systems a campaign can be created with today; the others arrive in later issues.
-AVAILABLE_SYSTEMS = (RuleSystem.AORISTOS, RuleSystem.PHOBIA)
+# Systems a campaign can be created with: those the rules core has (rules.SYSTEMS).
+AVAILABLE_SYSTEMS = tuple(system for system in RuleSystem if system.value in SYSTEMS)
 
 
 @functools.cache

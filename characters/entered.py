@@ -49,7 +49,8 @@ class EnteredForm(forms.ModelForm):
         self.house = house_of(character)
         values = character.values()
         self.stat_keys = []
-        for stat in self.system.attributes + self.system.skills:
+        attributes, skills = self.system.stats(self.house)
+        for stat in attributes + skills:
             low, high = self.system.bounds(stat, self.house)
             self.fields[stat.key] = forms.IntegerField(
                 label=stat.term.label,

@@ -209,13 +209,14 @@ def entered_context(form: EnteredForm) -> dict:
         if key in form.fields
     ]
     problems += [{"anchor": "summary", "label": "", "message": m} for m in form.non_field_errors()]
+    attributes, skills = form.system.stats(form.house)
     return {
         "form": form,
         "system": form.system,
         "character": character if character.pk else None,
         "identity_rows": [form[key] for key in ENTERED_IDENTITY],
-        "attribute_rows": rows(form.system.attributes),
-        "skill_rows": rows(form.system.skills),
+        "attribute_rows": rows(attributes),
+        "skill_rows": rows(skills),
         "derived": derived_rows(character, form.values()),
         "problems": problems,
     }
@@ -306,19 +307,42 @@ def entered_sheet_context(character: Character, access: Access, *, item_form=Non
     values = character.values()
     system = character.system
     house = house_of(character)
+    attributes, skills = system.stats(house)
     return {
         "character": character,
         "system": system,
         "access": access,
         "can_edit": access >= Access.EDIT,
         "is_gm": access >= Access.GM,
-        "attribute_rows": [{"stat": s, "value": values[s.key]} for s in system.attributes],
-        "skill_rows": [{"stat": s, "value": values[s.key]} for s in system.skills],
+        "attribute_rows": [{"stat": s, "value": values[s.key]} for s in attributes],
+        "skill_groups": skill_groups(attributes, skills, values),
         "derived": derived_rows(character),
         "issues": [issue_text(issue) for issue in system.check(values, house)],
         "damage": damage_context(character, house),
+        "impressions": impressions(character, access) if system.carries else None,
         **entered_equipment(character, access, values, house, item_form),
     }
+
+
+def impressions(character: Character, access: Access) -> list[dict]:
+    """The social carries kept for the character's pairs (T10), from the table's log."""
+    if not character.campaign_id:
+        return []
+    from table.services import impressions as table_impressions  # the table builds on us
+
+    return table_impressions(character, is_gm=access >= Access.GM)
+
+
+def skill_groups(attributes, skills, values) -> list[dict]:
+    """The skills as the sheet lists them: under the attribute each sorts under (T10's
+    abilities, named as the campaign names them), or in one group when they sort under
+    none (Phobia)."""
+    terms = {stat.key: stat.term for stat in attributes}
+    groups: dict[str, dict] = {}
+    for stat in skills:
+        group = groups.setdefault(stat.group, {"term": terms.get(stat.group), "rows": []})
+        group["rows"].append({"stat": stat, "value": values[stat.key]})
+    return list(groups.values())
 
 
 def entered_equipment(character, access, values, house, item_form=None) -> dict:

@@ -11,10 +11,11 @@ from rules.aoristos.system import SYSTEM as AORISTOS
 from rules.errors import RulesError
 from rules.phobia.system import SYSTEM as PHOBIA
 from rules.system import RuleSystem
+from rules.t10.system import SYSTEM as T10
 
 __all__ = ["SYSTEMS", "RuleSystem", "RulesError", "get_system"]
 
-SYSTEMS: dict[str, RuleSystem] = {system.name: system for system in (AORISTOS, PHOBIA)}
+SYSTEMS: dict[str, RuleSystem] = {system.name: system for system in (AORISTOS, PHOBIA, T10)}
 
 
 def get_system(name: str) -> RuleSystem:

@@ -29,10 +29,12 @@ translations, and no change to the apps:
   with an injected ``rng`` into a :class:`TestResult`, every die kept. ``template`` is the
   directory of the system's own templates (sheet sections, tray, roll lines).
 * **Opposed tests.** Where ``opposition`` is true, two tests meet: ``opposed_odds`` is
-  the exact chance that the first side wins (ties rolled again), ``roll_opposed`` rolls
-  both until one wins into an :class:`OpposedResult`. A test against one made earlier
-  (a hiding place, a disguise) reads the earlier roll back from the log:
-  ``delayed_odds`` and ``overcomes``.
+  the exact chance that the first side wins, ``roll_opposed`` rolls both until one wins
+  into an :class:`OpposedResult` (Phobia: ties rolled again; T10: a duel of alternate
+  rolls). Where ``delayed_opposition`` is true, a test against one made earlier (a hiding
+  place, a disguise) reads the earlier roll back from the log: ``delayed_odds`` and
+  ``overcomes``. Where ``carries`` is true, a test may continue an earlier roll
+  (``plan_test``'s ``request["after"]``: T10's chains, social scenes and duels).
 * **Combat and time.** The engines of :mod:`rules.engine` (``engine_for(name)``; the
   chronicle with ``kind="chronicle"``).
 
@@ -101,6 +103,7 @@ class Stat:
     maximum: int
     default: int
     text: str = ""  # where the rule text describes it
+    group: str = ""  # the attribute a skill sorts under (T10's abilities), for the sheet
 
     @property
     def key(self) -> str:
@@ -152,13 +155,16 @@ class Issue:
     params: Mapping[str, Any] = field(default_factory=dict)
 
 
+MAX_HOUSE_TEXT = 40  # a house rule's name (T10's abilities)
+
+
 @dataclass(frozen=True)
 class HouseRule:
     """A number or choice the rule text does not give: the campaign's GM sets it.
 
-    ``kind``: "int" (``minimum``..``maximum``), "bool" or "choice" (``choices``: value,
-    English label). ``text`` says what the rule text lacks and where; ``name`` and
-    ``help`` are English msgids."""
+    ``kind``: "int" (``minimum``..``maximum``), "bool", "choice" (``choices``: value,
+    English label) or "text" (a name, e.g. one of T10's abilities). ``text`` says what
+    the rule text lacks and where; ``name`` and ``help`` are English msgids."""
 
     key: str
     name: str
@@ -176,6 +182,10 @@ class HouseRule:
             if isinstance(raw, bool):
                 return raw
             raise RulesError(f"{self.key} must be yes or no")
+        if self.kind == "text":
+            if isinstance(raw, str) and 0 < len(raw.strip()) <= MAX_HOUSE_TEXT:
+                return raw.strip()
+            raise RulesError(f"{self.key} must be a name of 1-{MAX_HOUSE_TEXT} characters")
         if self.kind == "choice":
             if raw in {value for value, _label in self.choices}:
                 return raw
@@ -276,9 +286,12 @@ class OpposedResult:
     (the second) or 0 (no exchange decided it: the rounds ran out) and the winner's
     relative effect."""
 
-    rounds: tuple[tuple[TestResult, TestResult], ...]
+    rounds: tuple[tuple[TestResult, TestResult | None], ...]
     winner: int
     relative_effect: int | None
+    # The system's own record of the exchange (T10's duel: who rolled first, the
+    # initiative dice, the sides in rolled order); plain JSON-able values.
+    marks: Mapping[str, Any] = field(default_factory=dict)
 
 
 class RuleSystem(Protocol):
@@ -295,6 +308,22 @@ class RuleSystem(Protocol):
     hand_examples: tuple[str, ...]  # hands the tray offers as examples, e.g. ("1T10",)
     opposition: bool  # whether the tray offers opposed tests (opposed_odds and the rest)
     opposed_params: tuple[TestParam, ...]  # what the opponent's side sets of test_params
+    # What someone without a sheet is given in an opposed test (Phobia: a chance 0-200;
+    # T10: the bonus their skill gives).
+    opponent_value: TestParam
+    delayed_opposition: bool  # whether a test may be opposed to an earlier roll (Phobia)
+    carries: bool  # whether a test may continue an earlier roll (T10's chains and duels)
+    skill_values: str  # what a skill's number is, an English msgid ("chances", "bonuses")
+
+    def is_social(self, key: str) -> bool:
+        """Where ``carries``: whether a roll of ``key`` is social (its carry is kept per
+        pair of people, however long ago the last roll with them was)."""
+        ...
+
+    def stats(self, house: Mapping[str, Any]) -> tuple[tuple[Stat, ...], tuple[Stat, ...]]:
+        """``attributes`` and ``skills`` as a campaign names them (T10's abilities' names
+        are house rules); the pages label stats with these."""
+        ...
 
     def house(self, values: Mapping[str, Any] | None) -> dict:
         """A campaign's house rules, defaults filled in; RulesError for bad values."""

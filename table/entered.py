@@ -4,6 +4,7 @@ the tray asks what the system's ``test_params`` list, shows the exact odds of it
 here knows a system: Phobia's difficulty in Ob dice is one of its test parameters."""
 
 from django import forms
+from django.core import validators as django_validators
 from django.utils.choices import CallableChoiceIterator
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
@@ -51,7 +52,7 @@ class EnteredTestForm(forms.Form):
     MODE_HAND = "hand"
     OWN_FIELDS = (
         *("mode", "character", "stat", "hand", "secret", "opponent", "opponent_stat"),
-        *("opponent_name", "opponent_chance"),
+        *("opponent_name", "opponent_chance", "after", "toward", "toward_name"),
     )  # the rest: the system's test_params, and its opposed_params as "opponent_<key>"
     mode = forms.ChoiceField(
         choices=[
@@ -74,6 +75,12 @@ class EnteredTestForm(forms.Form):
         label=_("The opponent's chance"), min_value=0, max_value=MAX_CHANCE, required=False,
         widget=forms.NumberInput(attrs={"inputmode": "numeric"}),
     )
+    # Where the system's tests carry (T10): the earlier roll this one continues, and
+    # whom a social roll is with (its carry is kept per pair of people).
+    after = forms.CharField(label=_("Continues"), required=False, widget=forms.Select)
+    toward = forms.CharField(label=_("With whom (social)"), required=False,
+                             widget=forms.Select)
+    toward_name = forms.CharField(label=_("Name"), max_length=60, required=False)
     hand = forms.CharField(label=_("Hand"), max_length=40, required=False)
     secret = forms.BooleanField(label=_("Secret roll (only you see it)"), required=False)
 
@@ -89,7 +96,24 @@ class EnteredTestForm(forms.Form):
         values = {stat.key: stat.default for stat in system.attributes + system.skills}
         terms = system.testables(values, {}, self.house) if system.attributes else ()
         self.fields["stat"].choices = [(term.key, term.label) for term, _value in terms]
+        if system.carries:
+            self.fields["after"].widget.choices = CallableChoiceIterator(self.continuations)
+            self.fields["toward"].widget.choices = CallableChoiceIterator(self.counterparts)
+        else:
+            for name in ("after", "toward", "toward_name"):
+                del self.fields[name]
         if system.opposition:
+            value = system.opponent_value
+            chance = self.fields["opponent_chance"]
+            chance.label = gettext(value.name)
+            chance.min_value, chance.max_value = value.minimum, value.maximum
+            chance.validators = []
+            chance.widget.attrs.update(min=value.minimum, max=value.maximum)
+            chance.validators += [
+                django_validators.MinValueValidator(value.minimum),
+                django_validators.MaxValueValidator(value.maximum),
+            ]
+            self.fields["opponent_chance"].initial = value.default
             self.fields["opponent_stat"].choices = self.fields["stat"].choices
             self.fields["opponent"].widget.choices = CallableChoiceIterator(self.opponents)
             for param in system.opposed_params:
@@ -138,11 +162,35 @@ class EnteredTestForm(forms.Form):
             for seq, name, label, chance in self.earlier_rolls().values_list(
                 "seq", "character__name", "label", "test_base"
             )[:EARLIER_ROLLS]
-        ]
+        ] if self.system.delayed_opposition else []
         return [
             (gettext("Characters"), characters),
             (OTHER, gettext("Someone else (a name and a chance)")),
             *([(gettext("An earlier roll (its effect kept)"), rolls)] if rolls else []),
+        ]
+
+    def continuations(self) -> list:
+        """The rolls a test may continue (T10): the newest tests this user sees, each
+        with its degrees ("#12 Johan · Förhöra 7: 3 DoF")."""
+        rolls = self.earlier_rolls().values_list("seq", "character__name", "label", "detail")
+        choices = [("", gettext("Nothing: a new roll"))]
+        for seq, name, label, detail in rolls[:EARLIER_ROLLS]:
+            try:
+                result = self.system.result_of(detail)
+            except RulesError:
+                continue
+            choices.append((f"roll:{seq}", continuation_label(seq, name, label, result)))
+        return choices
+
+    def counterparts(self) -> list:
+        """Whom a social roll may be with: a character of the campaign or someone named."""
+        characters = [
+            (f"character:{c.pk}", c.name) for c in self.campaign.characters.order_by("name")
+        ]
+        return [
+            ("", gettext("Nobody in particular")),
+            (gettext("Characters"), characters),
+            (OTHER, gettext("Someone else (a name)")),
         ]
 
     def earlier_rolls(self):
@@ -180,7 +228,40 @@ class EnteredTestForm(forms.Form):
                 cleaned[param.key] = param.default
         if cleaned["mode"] == self.MODE_OPPOSED and self.system.opposition:
             self.check_opponent(cleaned)
+        if self.system.carries:
+            self.check_carry(cleaned)
         return cleaned
+
+    def check_carry(self, cleaned):
+        """The earlier roll a test continues (``after``) and whom a social roll is with
+        (``toward``: "character:<pk>", "other" with ``toward_name``, or nobody)."""
+        choice = cleaned.get("after") or ""
+        kind, _sep, number = choice.partition(":")
+        if choice:
+            seq = int(number) if kind == "roll" and number.isascii() and number.isdigit() \
+                and len(number) < 19 else None
+            cleaned["continued"] = (
+                self.earlier_rolls().filter(seq=seq).first() if seq is not None else None
+            )
+            if cleaned["continued"] is None:
+                self.add_error("after", gettext("There is no such roll to continue."))
+        toward = cleaned.get("toward") or ""
+        kind, _sep, number = toward.partition(":")
+        cleaned["pair"] = None
+        if toward == OTHER:
+            name = " ".join((cleaned.get("toward_name") or "").split())
+            if not name:
+                self.add_error("toward_name", gettext("Name whom the roll is with."))
+            else:
+                cleaned["pair"] = {"key": "name:" + name.casefold(), "name": name}
+        elif kind == "character" and number.isascii() and number.isdigit() and len(number) < 19:
+            other = self.campaign.characters.filter(pk=int(number)).first()
+            if other is None:
+                self.add_error("toward", gettext("That character does not play here."))
+            else:
+                cleaned["pair"] = {"key": f"character:{other.pk}", "name": other.name}
+        elif toward:
+            self.add_error("toward", gettext("Choose whom the roll is with."))
 
     def check_opponent(self, cleaned):
         """The opponent, checked: one query for a character or an earlier roll."""
@@ -216,9 +297,43 @@ class EnteredTestForm(forms.Form):
     def plan(self):
         """The test as the system plans it, with its exact odds; a ValidationError when the
         system refuses it (a reason for the player)."""
-        request = {param.key: self.cleaned_data[param.key] for param in self.system.test_params}
-        return self.character_plan(self.cleaned_data["character"], self.cleaned_data["stat"],
-                                   request)
+        data = self.cleaned_data
+        request = {param.key: data[param.key] for param in self.system.test_params}
+        if self.system.carries:
+            request["after"] = self.carried_from(data["character"], data["stat"])
+        return self.character_plan(data["character"], data["stat"], request)
+
+    def social_pair(self) -> dict | None:
+        """Whom this social roll is with, to keep in the log (None: not a social roll)."""
+        data = self.cleaned_data
+        pair = data.get("pair")
+        if pair and self.system.carries and self.system.is_social(data["stat"]):
+            return pair
+        return None
+
+    def carried_from(self, character, stat: str) -> dict | None:
+        """The earlier roll a test continues: the one chosen, or else, for a social roll
+        with someone, the character's newest social roll with them however long ago
+        (T10, "Att använda DoS och DoF"); None when it continues nothing."""
+        data = self.cleaned_data
+        event = data.get("continued")
+        pair = data.get("pair")
+        if event is None and pair and self.system.is_social(stat):
+            event = (
+                RollEvent.objects.filter(
+                    campaign_id=self.campaign_id, character_id=character.pk,
+                    detail__toward=pair["key"],
+                ).order_by("-seq").first()
+            )
+        if event is None:
+            return None
+        try:
+            result = self.system.result_of(event.detail)
+        except RulesError as error:
+            raise forms.ValidationError(
+                gettext("That roll cannot be read back from the log.")
+            ) from error
+        return {"result": result, "same": event.character_id == character.pk, "seq": event.seq}
 
     def opposition(self) -> dict:
         """The opposed test planned: the tested side's plan ``a`` and either the
@@ -266,7 +381,9 @@ class EnteredTestForm(forms.Form):
         entered = character.values()
         testables = system.testables(entered, character.rolled, house)
         derived = system.derived(entered, character.rolled, house)
-        values = {d.key: d.value for d in derived if d.value is not None} | {
+        # Every entered value (T10's Initiativ decides a duel's start), then the derived
+        # ones, then what each testable rolls with (a T10 skill falls back on its ability).
+        values = entered | {d.key: d.value for d in derived if d.value is not None} | {
             term.key: value for term, value in testables if value is not None
         }
         # What it carries may hinder it (Phobia: overloaded above Bärförmåga).
@@ -304,6 +421,13 @@ def param_field(param) -> forms.Field:
     return field
 
 
+def continuation_label(seq: int, name: str | None, label: str, result) -> str:
+    """An earlier roll as the "continues" list names it: "#12 Johan · Förhöra 7: 3 DoF"."""
+    dos, dof = result.marks.get("dos", 0), result.marks.get("dof", 0)
+    degrees = f"{dos} DoS" if dos else f"{dof} DoF" if dof else "±0"
+    return f"#{seq} {name or '?'} · {label} {result.total}: {degrees}"
+
+
 def earlier_label(seq: int, name: str | None, label: str, chance: int | None) -> str:
     """An earlier test as the opponent list names it: "#12 Sinclair · Gömma 15"."""
     return f"#{seq} {name or '?'} · {label} {chance if chance is not None else ''}".strip()
@@ -314,10 +438,10 @@ def hand_odds(plan) -> dict:
     return {"hand": plan.notation, "low": plan.low, "high": plan.high, "mean": float(plan.mean)}
 
 
-def opposition_odds(opposition: dict) -> dict:
+def opposition_odds(opposition: dict, system=None) -> dict:
     """What the tray shows before an opposed test: both sides and the exact chance that the
     tested side wins (ties rolled again) or overcomes the earlier roll."""
-    context = odds_context(opposition["a"]) | {"win": float(opposition["p"]) * 100}
+    context = odds_context(opposition["a"], system) | {"win": float(opposition["p"]) * 100}
     if "earlier" in opposition:
         result = opposition["result"]
         return context | {"against": {
@@ -332,9 +456,18 @@ def opposition_odds(opposition: dict) -> dict:
     }}
 
 
-def odds_context(plan) -> dict:
-    """What the tray shows before the roll: the label, dice, target and exact odds."""
+def odds_context(plan, system=None) -> dict:
+    """What the tray shows before the roll: the label, dice, target and exact odds, and
+    the system's own template for what else it shows (T10: every DoS and DoF)."""
     return {
+        "template": getattr(system, "odds_template", None),
+        "params": dict(plan.params),
+        # The chance of each degree where the system gives them ("degree:<n>", T10's
+        # DoS above 0 and DoF below), in order.
+        "degrees": sorted(
+            (int(key.partition(":")[2]), float(p) * 100)
+            for key, p in plan.odds.items() if key.startswith("degree:")
+        ),
         "system": True,
         "label": plan.label,
         "notation": plan.notation,

@@ -8,6 +8,7 @@ from django.utils import timezone
 
 from campaigns.models import Campaign
 from rules.aoristos import dice
+from rules.errors import RulesError
 from table.broadcast import get_broadcaster
 from table.models import MembershipEvent, NoticeEvent, RollEvent
 
@@ -168,10 +169,13 @@ def system_test_record(
     label: str,
     secret: bool = False,
     idempotency_key: str | None = None,
+    pair: dict | None = None,
 ) -> RollEvent:
     """Roll the test `plan` of `system` (rules.system: not Aoristos, whose tests are
     ``roll_record``'s), store it as the campaign's next event and broadcast it after
-    commit; a retried key returns its first roll, as ``roll_record`` does."""
+    commit; a retried key returns its first roll, as ``roll_record`` does. ``pair``: whom
+    a social roll was with (``{"key", "name"}``), kept so the next roll with them carries
+    from it (T10)."""
     result = system.roll_test(plan, rng)
     event = RollEvent(
         campaign=campaign,
@@ -187,7 +191,8 @@ def system_test_record(
         threshold=None,
         secret=secret,
         detail={"system": system.name, **system.stored(result)}
-        | ({"situation": situation} if (situation := system.situation_of(result)) else {}),
+        | ({"situation": situation} if (situation := system.situation_of(result)) else {})
+        | ({"toward": pair["key"], "toward_name": pair["name"]} if pair else {}),
         created_at=timezone.now(),
         idempotency_key=idempotency_key,
     )
@@ -217,15 +222,25 @@ def system_opposed_record(
         detail = {"against": against}
     else:
         rolled = system.roll_opposed(plan, opposition["b"], rng)
-        result, last_b = rolled.rounds[-1]
         opponent = opposition["character"]
+        if "sequence" in rolled.marks:
+            # A duel (T10): the sides' rolls in rolled order; the columns hold the roll that
+            # decided it, whoever made it.
+            rolls = [r for pair in rolled.rounds for r in pair if r is not None]
+            result = last_b = rolls[-1]
+            duel = dict(rolled.marks) | {"rolls": [system.stored(r) for r in rolls]}
+            ties = []
+        else:
+            result, last_b = rolled.rounds[-1]
+            duel = None
+            ties = [[system.stored(a), system.stored(b)] for a, b in rolled.rounds[:-1]]
         detail = {"opposed": {
             "name": opposition["name"], "label": opposition["b"].label,
             "character_id": opponent.pk if opponent else None,
             "stored": system.stored(last_b),
-            "ties": [[system.stored(a), system.stored(b)] for a, b in rolled.rounds[:-1]],
+            "ties": ties,
             "winner": rolled.winner, "relative_effect": rolled.relative_effect,
-        }}
+        } | ({"duel": duel} if duel else {})}
     event = RollEvent(
         campaign=campaign,
         actor=actor,
@@ -301,6 +316,8 @@ def system_fields(event: RollEvent) -> dict:
         "situation": event.detail.get("situation"),  # one this roll opened
         "in_situation": result.plan.params.get("situation"),  # one it was rolled in
         "burden": result.plan.params.get("burden"),  # Ob dice an overload added
+        "params": dict(result.plan.params),  # what the test was planned with
+        "toward": event.detail.get("toward_name"),  # whom a social roll was with
     }
 
 
@@ -317,7 +334,7 @@ def opposition_fields(system, detail: dict) -> dict:
             "faces": faces(list(other.dice), other.marks.get("counted", list(other.dice))),
             "first": list(other.first), "winner": opposed["winner"],
             "relative_effect": opposed["relative_effect"], "ties": len(opposed["ties"]),
-        }}
+        } | ({"duel": duel_fields(system, opposed["duel"])} if "duel" in opposed else {})}
     if "against" in detail:
         against = detail["against"]
         earlier = system.result_of(against["stored"])
@@ -327,6 +344,22 @@ def opposition_fields(system, detail: dict) -> dict:
             "perfect": earlier.marks["perfect"], "overcomes": against["overcomes"],
         }}
     return {}
+
+
+def duel_fields(system, duel: dict) -> dict:
+    """A duel's rolls for its log line (T10): who started, each roll in order with its
+    side, dice, carry and outcome, and the successes each side reached."""
+    sides = duel["sequence"]
+    rolls = []
+    for side, stored in zip(sides, duel["rolls"], strict=True):
+        result = system.result_of(stored)
+        rolls.append({
+            "side": side, "total": result.total, "dice": list(result.dice),
+            "success": result.success, "marks": dict(result.marks),
+            "carry": result.plan.params.get("carry", 0), "bonus": result.plan.params["bonus"],
+        })
+    return {"a_first": duel["a_first"], "initiative": duel["initiative"], "rolls": rolls,
+            "successes": duel["successes"], "goal": duel["goal"]}
 
 
 def payload(event: RollEvent) -> dict:
@@ -482,6 +515,40 @@ def open_situation(campaign_id: int, character_id: int) -> str | None:
         data__character_id=character_id,
     ).exists()
     return None if ended else detail["situation"]
+
+
+def impressions(character, *, is_gm: bool) -> list[dict]:
+    """The social carries a character is part of (T10, "Att använda DoS och DoF"): for each
+    pair, the newest social roll's carry, whoever made it: the character's own with
+    someone (``mine``), or another character's with it. A player does not see the GM's
+    secret rolls. One query over the social rolls that name the character."""
+    from django.db.models import Q
+
+    rolls = RollEvent.objects.filter(
+        Q(character_id=character.pk) | Q(detail__toward=f"character:{character.pk}"),
+        campaign_id=character.campaign_id, detail__has_key="toward",
+    ).select_related("character").order_by("-seq")
+    if not is_gm:
+        rolls = rolls.filter(secret=False)
+    system = character.system
+    seen, rows = set(), []
+    for event in rolls[:200]:
+        mine = event.character_id == character.pk
+        pair = (event.detail["toward"] if mine else event.character_id, mine)
+        if pair in seen:
+            continue
+        seen.add(pair)
+        try:
+            result = system.result_of(event.detail)
+        except RulesError:
+            continue
+        rows.append({
+            "mine": mine, "seq": event.seq, "label": event.label,
+            "name": event.detail.get("toward_name") if mine else (
+                event.character.name if event.character else "?"),
+            "carry": result.marks.get("carry", 0),
+        })
+    return rows
 
 
 def notice_payload(event: NoticeEvent) -> dict:

@@ -160,6 +160,7 @@ def roll(request, membership):
                 label=plan.label,
                 secret=secret,
                 idempotency_key=key,
+                pair=form.social_pair(),
             )
     elif form.cleaned_data["mode"] == RollForm.MODE_HAND:
         event = services.roll_record(
@@ -228,9 +229,9 @@ def odds_answer(request, membership, data):
     elif form.is_valid() and isinstance(form, EnteredTestForm):
         try:
             if form.is_opposed:
-                context["odds"] = opposition_odds(form.opposition())
+                context["odds"] = opposition_odds(form.opposition(), form.system)
             else:
-                context["odds"] = odds_context(form.plan())
+                context["odds"] = odds_context(form.plan(), form.system)
         except ValidationError as error:
             context["odds_error"] = " ".join(error.messages)
     elif form.is_valid():

@@ -82,9 +82,19 @@ class AoristosSystem:
     # Its opposed tests (each side sums its TBs, p. 5) are not in the tray yet.
     opposition = False
     opposed_params = ()
+    opponent_value = None
+    delayed_opposition = False
+    carries = False
+    skill_values = gettext_noop("levels")
 
     def house(self, values: Mapping[str, Any] | None) -> dict:
         return {}
+
+    def is_social(self, key: str) -> bool:
+        return False  # its tests carry nothing (carries is false)
+
+    def stats(self, house: Mapping[str, Any]) -> tuple[tuple[Stat, ...], tuple[Stat, ...]]:
+        return self.attributes, self.skills
 
     def bounds(self, stat: Stat, house: Mapping[str, Any]) -> tuple[int, int]:
         return stat.minimum, stat.maximum

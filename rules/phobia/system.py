@@ -111,12 +111,23 @@ class PhobiaSystem:
     # The GM may give each side its own difficulty (lines 566-569); modifiers are summed
     # into it.
     opposed_params = test_params[:1]
+    # Someone without a sheet is given a chance (lines 556-578).
+    opponent_value = TestParam("chance", gettext_noop("The opponent's chance"), 0, 200, 10)
+    delayed_opposition = True  # lines 580-609
+    carries = False
+    skill_values = gettext_noop("chances")
 
     def house(self, values: Mapping[str, Any] | None) -> dict:
         house = read_house_rules(self.house_rules, values)
         if house["attribute_min"] > house["attribute_max"]:
             raise RulesError(gettext_noop("The lowest attribute must not be above the highest."))
         return house
+
+    def is_social(self, key: str) -> bool:
+        return False  # its tests carry nothing (carries is false)
+
+    def stats(self, house: Mapping[str, Any]) -> tuple[tuple[Stat, ...], tuple[Stat, ...]]:
+        return self.attributes, self.skills
 
     def bounds(self, stat: Stat, house: Mapping[str, Any]) -> tuple[int, int]:
         """A stat's bounds in a campaign: the attributes' are house rules."""

@@ -70,10 +70,20 @@ def test_a_gm_creates_a_phobia_campaign(client, gm):
     assert campaign.house() == PHOBIA.house(None)
 
 
-def test_t10_still_cannot_be_picked(client, gm):
+def test_t10_can_be_picked_with_its_house_rules(client, gm):
     client.force_login(gm)
     response = client.post(reverse("campaigns:create"),
-                           {"name": "X", "rule_system": "t10", "starting_dp": 15, "level_cap": 5})
+                           {"name": "X", "rule_system": "t10", "starting_dp": "", "level_cap": ""})
+    assert response.status_code == 302
+    campaign = Campaign.objects.get(name="X")
+    assert campaign.rule_system == "t10"
+    assert campaign.house()["ability_body"] == "Kropp"
+
+
+def test_an_unknown_system_cannot_be_picked(client, gm):
+    client.force_login(gm)
+    response = client.post(reverse("campaigns:create"),
+                           {"name": "X", "rule_system": "t11", "starting_dp": 15, "level_cap": 5})
     assert response.status_code == 400
     assert not Campaign.objects.filter(name="X").exists()
 

@@ -15,11 +15,12 @@ RULES_DIR = Path(rules.__file__).parent
 def test_get_system_returns_each_system_by_its_campaign_name():
     assert get_system("aoristos") is rules.aoristos.system.SYSTEM
     assert get_system("phobia") is rules.phobia.system.SYSTEM
-    assert set(SYSTEMS) == {"aoristos", "phobia"}
+    assert get_system("t10") is rules.t10.system.SYSTEM
+    assert set(SYSTEMS) == {"aoristos", "phobia", "t10"}
     assert all(system.name == name for name, system in SYSTEMS.items())
 
 
-@pytest.mark.parametrize("name", ["t10", "", "Aoristos", None, ["aoristos"]])
+@pytest.mark.parametrize("name", ["t11", "", "Aoristos", None, ["aoristos"]])
 def test_get_system_rejects_unknown_names(name):
     with pytest.raises(RulesError, match="unknown rule system"):
         get_system(name)
