@@ -1,0 +1,82 @@
+"""T10 characters in the apps (t10-ap-utdrag.txt, "Förmågor och färdigheter"): the GM names
+three of the four abilities (house rules), a player enters abilities (0 or less), skills
+(up to +3) and Initiative, and the sheet lists the skills under their abilities."""
+
+import pytest
+from django.urls import reverse
+
+from campaigns.models import Campaign, Membership
+from campaigns.services import campaign_create
+from characters.models import Character
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def t10(gm, alice):
+    campaign = campaign_create(gm=gm, name="Staden", rule_system="t10")
+    Membership.objects.create(campaign=campaign, user=alice, seat=1)
+    return campaign
+
+
+def johan(**changes):
+    values = {"name": "Johan", "concept": "", "notes": "", "body": 0, "combat": -1, "mind": 0,
+              "social": -2, "initiative": 1, "pistol": 2, "intimidate": 3}
+    for stat in ("climb", "sneak", "athletics", "swim", "rifle", "smg", "throw", "melee",
+                 "medicine", "perception", "technology", "charm", "persuade", "interrogate"):
+        values.setdefault(stat, 0)
+    return values | changes
+
+
+def test_the_gm_names_the_abilities_and_a_blank_name_changes_nothing(client, gm, t10):
+    client.force_login(gm)
+    client.cookies["django_language"] = "en"
+    url = reverse("campaigns:edit", args=[t10.pk])
+    page = client.get(url).content.decode()
+    assert 'name="house_ability_body"' in page and 'value="Kropp"' in page
+    assert "House rule; default Kropp" in page
+    good = {"name": "Staden", "house_ability_body": "Fysik", "house_ability_combat": "Strid",
+            "house_ability_mind": "Intellekt", "house_ability_min": -4,
+            "house_initiative_max": 3}
+    assert client.post(url, good | {"house_ability_body": "   "}).status_code == 400
+    t10.refresh_from_db()
+    assert t10.house_rules == {}
+    assert client.post(url, good).status_code == 302
+    t10.refresh_from_db()
+    assert Campaign.objects.get(pk=t10.pk).house()["ability_body"] == "Fysik"
+
+
+def test_a_player_makes_a_t10_character_and_bad_values_are_kept_and_refused(client, alice, t10):
+    client.force_login(alice)
+    client.cookies["django_language"] = "en"
+    url = reverse("characters:create") + f"?campaign={t10.pk}"
+    page = client.get(url).content.decode()
+    for term in ("Social Kompetens", "Kropp", "Hota", "Initiativ", "bonuses"):
+        assert term in page
+    response = client.post(url, johan(social=1, pistol=4))
+    assert response.status_code == 400
+    page = response.content.decode()
+    assert 'name="social" value="1"' in page  # what was typed is kept
+    assert not Character.objects.exists()
+    assert client.post(url, johan()).status_code == 302
+    character = Character.objects.get(name="Johan")
+    assert character.rule_system == "t10" and character.rolled == {}
+    assert character.values()["intimidate"] == 3 and character.values()["social"] == -2
+
+
+def test_the_sheet_groups_skills_under_the_campaigns_ability_names(client, alice, t10):
+    t10.house_rules = {"ability_body": "Fysik"}
+    t10.save()
+    character = Character.objects.create(
+        owner=alice, campaign=t10, name="Johan", rule_system="t10",
+        attributes={"social": -2, "body": -1, "initiative": 1}, skills={"intimidate": 3},
+    )
+    client.force_login(alice)
+    client.cookies["django_language"] = "en"
+    page = client.get(character.get_absolute_url()).content.decode()
+    assert 'data-testid="group-body">Fysik<' in page
+    assert 'data-testid="group-social">Social Kompetens<' in page
+    assert page.index('data-testid="group-social"') < page.index('data-testid="value-intimidate"')
+    assert 'data-testid="value-social">-2<' in page
+    assert 'data-testid="derived-ap">10<' in page
+    assert 'data-testid="impressions"' in page  # none yet, but the place for them
