@@ -132,6 +132,15 @@ PHOBIA_ATTRIBUTES = {
 
 
 @pytest.fixture
+def t10(gm, alice, bob):
+    """A T10 campaign (t10-ap-utdrag.txt) with Alice and Bob as players."""
+    campaign = campaign_create(gm=gm, name="Staden", rule_system="t10")
+    Membership.objects.create(campaign=campaign, user=alice, seat=1)
+    Membership.objects.create(campaign=campaign, user=bob, seat=2)
+    return campaign
+
+
+@pytest.fixture
 def phobia(gm, alice, bob):
     campaign = campaign_create(gm=gm, name="Skuggorna", rule_system="phobia")
     Membership.objects.create(campaign=campaign, user=alice, seat=1)

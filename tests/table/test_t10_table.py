@@ -9,22 +9,12 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from campaigns.models import Membership
-from campaigns.services import campaign_create
 from characters.models import Character
 from rules.t10.rolls import duel_odds, roll_odds
 from rules.t10.system import initiative_odds
 from table.models import RollEvent
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def t10(gm, alice, bob):
-    campaign = campaign_create(gm=gm, name="Staden", rule_system="t10")
-    Membership.objects.create(campaign=campaign, user=alice, seat=1)
-    Membership.objects.create(campaign=campaign, user=bob, seat=2)
-    return campaign
 
 
 @pytest.fixture
