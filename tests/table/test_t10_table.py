@@ -216,3 +216,18 @@ def test_hands(alice_client, t10, dice):
 
 def test_exact_figures_used_above():
     assert roll_odds(2).success == Fraction(72, 100)
+
+
+def test_a_duel_against_someone_without_a_sheet_takes_a_negative_bonus(alice_client, t10, johan):
+    """The opponent's value is the system's (T10: a bonus −10..+10, not Phobia's chance)."""
+    data = {"mode": "opposed", "character": johan.pk, "stat": "persuade", "goal": 2,
+            "opponent": "other", "opponent_name": "Polisen", "opponent_chance": -3,
+            "opponent_modifier": 0}
+    page = odds_page(alice_client, t10, **data)
+    starts = initiative_odds(1, 0)
+    p = starts * duel_odds(1, -3, 2).first_wins + (1 - starts) * (
+        1 - duel_odds(-3, 1, 2).first_wins)
+    assert f'data-testid="odds-win">{float(p) * 100:.1f} %<' in page
+    too_low = odds_page(alice_client, t10, **(data | {"opponent_chance": -11}))
+    assert 'data-testid="odds-win"' not in too_low
+    assert not RollEvent.objects.exists()
