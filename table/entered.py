@@ -4,7 +4,6 @@ the tray asks what the system's ``test_params`` list, shows the exact odds of it
 here knows a system: Phobia's difficulty in Ob dice is one of its test parameters."""
 
 from django import forms
-from django.core import validators as django_validators
 from django.utils.choices import CallableChoiceIterator
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
@@ -103,17 +102,9 @@ class EnteredTestForm(forms.Form):
             for name in ("after", "toward", "toward_name"):
                 del self.fields[name]
         if system.opposition:
-            value = system.opponent_value
-            chance = self.fields["opponent_chance"]
-            chance.label = gettext(value.name)
-            chance.min_value, chance.max_value = value.minimum, value.maximum
-            chance.validators = []
-            chance.widget.attrs.update(min=value.minimum, max=value.maximum)
-            chance.validators += [
-                django_validators.MinValueValidator(value.minimum),
-                django_validators.MaxValueValidator(value.maximum),
-            ]
-            self.fields["opponent_chance"].initial = value.default
+            # Someone without a sheet is given the system's value (Phobia: a chance;
+            # T10: a bonus), with its bounds.
+            self.fields["opponent_chance"] = param_field(system.opponent_value)
             self.fields["opponent_stat"].choices = self.fields["stat"].choices
             self.fields["opponent"].widget.choices = CallableChoiceIterator(self.opponents)
             for param in system.opposed_params:
