@@ -7,8 +7,9 @@ carries the CSRF token in X-CSRFToken as the pages do).
   the new version, the record's log lines and the state; 400 {"error"} for a malformed or
   illegal command (nothing changes); 403 for a combatant the caller does not command;
   404 for non-members; 409 {"error", "version"} when the situation changed.
-- GET  /api/v1/encounters/<id>/preview?id=&target=&weapon=&aim=&mode=&shots=&area=: an
-  attack's cost, chance to hit and damage distribution before it is sent.
+- GET  /api/v1/encounters/<id>/preview?id=&target=&weapon=&...: an attack's cost, chance
+  to hit and damage distribution before it is sent; the query holds the system's attack
+  fields (Aoristos aim, mode, shots, area; Phobia area; T10 distance, mode, modifier).
 """
 
 import json
@@ -17,7 +18,7 @@ from django.http import Http404, JsonResponse
 from django.views.decorators.http import require_GET, require_POST
 
 from combat import services
-from combat.views import LogIn, encounter_for
+from combat.views import LogIn, command_from_post, encounter_for
 from rules.errors import RulesError
 
 MAX_BODY_BYTES = 16_384
@@ -101,17 +102,8 @@ def preview(request, pk: int):
         return failed
     encounter, membership = found
     engine = services.engine_of(encounter)
-    data = {"type": "attack"}
-    for key in ("id", "target", "weapon", "mode", "area"):
-        if request.GET.get(key):
-            data[key] = request.GET[key][:100]
-    for key in ("aim", "shots"):
-        value = request.GET.get(key, "").strip()
-        if value:
-            if not (value.isascii() and value.isdigit() and len(value) <= 3):
-                return error(f"{key} must be a whole number", 400)
-            data[key] = int(value)
     try:
+        data = {**command_from_post(request.GET), "type": "attack"}
         result = engine.preview(services.folded(encounter, engine).state,
                                 engine.parse_command(data),
                                 services.viewer_for(encounter, membership))

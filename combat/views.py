@@ -166,7 +166,8 @@ def page_context(request, encounter, membership, result=None, **extra) -> dict:
         "preview_url": reverse("combat:preview", args=[encounter.pk]),
         **extra,
     }
-    if membership.is_gm and not state.get("started", True):  # forms that set a fight up
+    # The forms that add combatants: while a fight is set up, or (T10) at any time.
+    if membership.is_gm and state.get("takes_newcomers", not state.get("started", True)):
         items = services.catalogue(encounter.campaign_id, engine)
         context["weapons"] = sorted(items.get("weapon", {}).values(), key=lambda w: w.name)
         context["armour"] = sorted(items.get("armour", {}).values(), key=lambda a: a.name)
@@ -361,16 +362,10 @@ def attack_preview(request, pk: int):
     encounter, membership = encounter_for(request, pk)
     engine = services.engine_of(encounter)
     state = services.folded(encounter, engine).state
-    data = {"type": "attack"}
-    for key in ("id", "target", "weapon", "mode", "area"):
-        if request.GET.get(key):
-            data[key] = request.GET[key]
-    for key in ("aim", "shots"):
-        value = request.GET.get(key, "")
-        if value.strip():
-            number = strict_int(value, name=key)
-            data[key] = number
     try:
+        # The attack form's own fields, read as a posted command is (each system's attack
+        # has its own: Aoristos aim and shots, T10 distance and modifier).
+        data = {**command_from_post(request.GET), "type": "attack"}
         command = engine.parse_command(data)
         preview = engine.preview(state, command, services.viewer_for(encounter, membership))
     except RulesError as error:

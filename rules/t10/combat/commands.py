@@ -1,0 +1,498 @@
+"""Commands to a T10 encounter, and `parse_command` from JSON-like data.
+
+`parse_command` is strict: unknown types and fields, wrong types, unknown skills, stances
+and fire modes are refused with a RulesError naming the field. Weapons and armour of an
+`add_combatant` are catalogue keys (looked up in the campaign's catalogue) or objects;
+one weapon may also come as flat `weapon_*` fields (a form's). Bounds that depend on
+the state (AP, ranges, ammunition) are `decide`'s.
+"""
+
+import math
+from dataclasses import MISSING, dataclass, fields
+from typing import Any, get_args, get_origin, get_type_hints
+
+from rules.engine import MAX_ID
+from rules.errors import RulesError
+from rules.t10.character import ABILITIES, SKILLS
+from rules.t10.combat.state import MAX_PROTECTION, MODES, STANCES, Armour, Weapon
+
+MAX_TEXT = 100
+MAX_KEY = 40
+MAX_METRES = 10000.0
+MAX_AP = 30  # an action's AP: three whole rounds
+SKILL_KEYS = tuple(stat.key for stat in SKILLS)
+ABILITY_KEYS = tuple(stat.key for stat in ABILITIES)
+ROLL_KEYS = SKILL_KEYS + ABILITY_KEYS
+
+
+# The GM's ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AddCombatant:
+    """A combatant from a stat block (a character's, `T10Combat.character_block`, or an
+    NPC's): abilities (0 or less), skills as the bonus each roll gets, Initiativ,
+    Kroppsskydd (armour pieces and/or `protection`, at most 10 together), weapons, the
+    weapon at hand (`right`) and its stance, and the fatigue and damage it starts with
+    (`carried`: a character's body from its last fight, `T10Combat.body_of`)."""
+
+    name: str
+    side: str = "a"
+    npc: bool = True
+    character_id: int | None = None
+    seat: int = 0
+    initiative: int = 0
+    body: int | None = None
+    combat: int | None = None
+    mind: int | None = None
+    social: int | None = None
+    skills: dict | None = None
+    protection: int | None = None
+    armour: tuple[Armour, ...] = ()
+    weapons: tuple[Weapon, ...] = ()
+    right: str | None = None
+    stance: str = "normal"
+    fatigue: int = 0
+    damage: int = 0
+    carried: dict | None = None
+    # One weapon as a form's flat fields.
+    weapon_name: str | None = None
+    weapon_skill: str | None = None
+    weapon_bonus: int | None = None  # the skill's bonus, when `skills` lacks it
+    weapon_damage: int | None = None
+    weapon_close: int | None = None
+    weapon_normal: int | None = None
+    weapon_maximum: int | None = None
+    weapon_modes: str | None = None  # "E", "A" or "EA"
+    weapon_attack_ap: int | None = None
+    weapon_reload_ap: int | None = None
+    weapon_stance_ap: int | None = None
+    weapon_magazine: int | None = None
+    weapon_explosive: bool = False
+    weapon_damage_on_miss: bool = False
+
+
+@dataclass(frozen=True)
+class UpdateCombatant:
+    """The GM sets what the table decides: side, Utmattning, Skada, Kroppsskydd, a
+    standing + or − on every roll, cover, painkillers, the stance."""
+
+    id: str
+    side: str | None = None
+    fatigue: int | None = None
+    damage: int | None = None
+    protection: int | None = None
+    modifier: int | None = None
+    in_cover: bool | None = None
+    painkillers: bool | None = None
+    stance: str | None = None
+
+
+@dataclass(frozen=True)
+class RemoveCombatant:
+    id: str
+
+
+@dataclass(frozen=True)
+class Start:
+    """Start the fight (initiative, round 1), or the next round after one nobody could
+    act in."""
+
+
+@dataclass(frozen=True)
+class EndRound:
+    """The GM ends the round now: the turns not taken are lost, saved AP vanish."""
+
+
+@dataclass(frozen=True)
+class Damage:
+    """The GM deals damage (a fall, a fire): through Kroppsskydd unless `protected` is
+    false; the fatigue is the whole amount."""
+
+    id: str
+    amount: int
+    protected: bool = True
+    label: str = ""
+
+
+@dataclass(frozen=True)
+class EndEncounter:
+    pass
+
+
+# A combatant's own: actions that cost AP ---------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Attack:
+    """An attack roll with the weapon at hand against `target`, `distance` metres away;
+    `mode` must be the weapon's current one when given (a switch is its own action);
+    `modifier`: the GM's for this attack."""
+
+    id: str
+    target: str
+    weapon: str
+    distance: float | None = None
+    mode: str | None = None
+    modifier: int = 0
+
+
+@dataclass(frozen=True)
+class Move:
+    id: str
+    metres: float
+
+
+@dataclass(frozen=True)
+class Cover:
+    """Kasta sig i skydd (the grenade example)."""
+
+    id: str
+
+
+@dataclass(frozen=True)
+class Stance:
+    """Change stance (Ställningar) with the weapon at hand, or with `weapon` from Normal."""
+
+    id: str
+    stance: str
+    weapon: str | None = None
+
+
+@dataclass(frozen=True)
+class FireMode:
+    """Byta eldgivningssätt: 2 AP."""
+
+    id: str
+    weapon: str
+    mode: str
+
+
+@dataclass(frozen=True)
+class Reload:
+    id: str
+    weapon: str
+
+
+@dataclass(frozen=True)
+class Treat:
+    """Sjukvård on `target` (oneself included): heals Skada."""
+
+    id: str
+    target: str
+
+
+@dataclass(frozen=True)
+class Painkillers:
+    """Smärtstillande for `target` (oneself when not given)."""
+
+    id: str
+    target: str | None = None
+
+
+@dataclass(frozen=True)
+class Recover:
+    """Spend AP to lower Utmattning, one point per AP."""
+
+    id: str
+    points: int
+
+
+@dataclass(frozen=True)
+class SkillRoll:
+    """Another skill roll in combat (type "test"): 2T10 + the skill's bonus, the stance's
+    modifier on other rolls, −Utmattning and the GM's `modifier`; `ap` what it costs."""
+
+    id: str
+    skill: str
+    modifier: int = 0
+    ap: int = 0
+    label: str = ""
+
+
+@dataclass(frozen=True)
+class Act:
+    """Anything on the sheet's action page the excerpt lacks: a label and its AP."""
+
+    id: str
+    label: str
+    ap: int
+
+
+@dataclass(frozen=True)
+class EndTurn:
+    """End the turn: the AP left are saved (sparade AP) until the round ends."""
+
+    id: str
+
+
+@dataclass(frozen=True)
+class Pass:
+    """No reaction to the pending attack."""
+
+    id: str
+
+
+COMMANDS: dict[str, type] = {
+    "add_combatant": AddCombatant,
+    "update_combatant": UpdateCombatant,
+    "remove_combatant": RemoveCombatant,
+    "start": Start,
+    "end_round": EndRound,
+    "damage": Damage,
+    "end": EndEncounter,
+    "attack": Attack,
+    "move": Move,
+    "cover": Cover,
+    "stance": Stance,
+    "fire_mode": FireMode,
+    "reload": Reload,
+    "treat": Treat,
+    "painkillers": Painkillers,
+    "recover": Recover,
+    "test": SkillRoll,
+    "act": Act,
+    "end_turn": EndTurn,
+    "pass": Pass,
+}
+COMMAND_NAMES = {cls: name for name, cls in COMMANDS.items()}
+COMMAND_TYPES = {cls.__name__: cls for cls in COMMANDS.values()}
+GM_ONLY = (AddCombatant, UpdateCombatant, RemoveCombatant, Start, EndRound, Damage, EndEncounter)
+# What a combatant does with AP (in its turn, with saved AP, or as a reaction).
+ACTIONS = (Attack, Move, Cover, Stance, FireMode, Reload, Treat, Painkillers, Recover, SkillRoll,
+           Act)
+
+
+def bad(name: str, message: str) -> RulesError:
+    return RulesError(message, code="bad_field", field=name)
+
+
+def _convert(name: str, kind: Any, value: Any) -> Any:
+    origin = get_origin(kind)
+    args = get_args(kind)
+    if origin is not None and type(None) in args:  # X | None
+        if value is None:
+            return None
+        inner = [a for a in args if a is not type(None)]
+        return _convert(name, inner[0], value)
+    if kind is bool:
+        if isinstance(value, int) and not isinstance(value, bool) and value in (0, 1):
+            return bool(value)
+        if not isinstance(value, bool):
+            raise bad(name, f"{name} must be true or false")
+        return value
+    if kind is int:
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise bad(name, f"{name} must be a whole number")
+        low, high = (1, MAX_ID) if name == "character_id" else (-1000, 1000)
+        if not low <= value <= high:
+            raise bad(name, f"{name} is out of range")
+        return value
+    if kind is float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise bad(name, f"{name} must be a number")
+        if not math.isfinite(value) or abs(value) > MAX_METRES:
+            raise bad(name, f"{name} is out of range")
+        return round(float(value), 2)
+    if kind is str:
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            value = str(value)  # a form's number-looking text
+        if not isinstance(value, str) or len(value) > MAX_TEXT:
+            raise bad(name, f"{name} must be text (at most {MAX_TEXT} characters)")
+        return value.strip()
+    if kind is dict:
+        if not isinstance(value, dict) or len(value) > 40:
+            raise bad(name, f"{name} must be an object")
+        out = {}
+        for key, item in value.items():
+            if isinstance(item, float) and item.is_integer():
+                item = int(item)
+            if isinstance(item, bool) or not isinstance(item, int) or not -30 <= item <= 30:
+                raise bad(name, f"{name}.{key} must be a whole number -30 to 30")
+            if not isinstance(key, str) or key.strip() not in ROLL_KEYS:
+                raise bad(name, f"{name} has an unknown skill {key!r}")
+            out[key.strip()] = item
+        return out
+    raise bad(name, f"{name} cannot be given here")
+
+
+def _whole(data: dict, key: str, low: int, high: int, default: Any = MISSING) -> int:
+    value = data.get(key, default)
+    if value is MISSING:
+        raise bad("weapons", f"a weapon needs {key}")
+    value = _convert(key, int, value)
+    if not low <= value <= high:
+        raise bad("weapons", f"a weapon's {key} is {low} to {high}")
+    return value
+
+
+WEAPON_FIELDS = {
+    "key", "name", "skill", "close", "normal", "maximum", "modes", "single", "single_modifier",
+    "auto", "auto_modifier", "damage", "attack_ap", "reload_ap", "stance_ap", "magazine",
+    "explosive", "damage_on_miss", "sources",
+}
+
+
+def weapon_from_dict(data: Any) -> Weapon:
+    """A weapon from {"key", "name", "skill" (a skill key), "close", "normal", "maximum"
+    (metres), the modes ("modes": [["E", 0], ["A", -2]], or "single"/"auto" with
+    "single_modifier"/"auto_modifier" as the catalogue's form posts them), "damage",
+    "attack_ap", "reload_ap", "stance_ap", "magazine" (0: not counted), "explosive",
+    "damage_on_miss"}; RulesError if malformed."""
+    if not isinstance(data, dict):
+        raise bad("weapons", "a weapon is an object")
+    unknown = set(data) - WEAPON_FIELDS
+    if unknown:
+        raise bad("weapons", f"unknown weapon fields: {', '.join(sorted(map(str, unknown)))}")
+    name = _convert("name", str, data.get("name", ""))
+    key = _convert("key", str, data.get("key") or name)
+    if not name or not key or len(key) > MAX_KEY:
+        raise bad("weapons", "a weapon needs a name (and a key of at most 40 characters)")
+    skill = _convert("skill", str, data.get("skill", ""))
+    if skill not in SKILL_KEYS:
+        raise bad("weapons", f"a weapon's skill is one of {', '.join(SKILL_KEYS)}")
+    close = _whole(data, "close", 0, int(MAX_METRES))
+    normal = _whole(data, "normal", 0, int(MAX_METRES))
+    maximum = _whole(data, "maximum", 0, int(MAX_METRES))
+    if not close <= normal <= maximum or maximum < 1:
+        raise bad("weapons", "a weapon's ranges go close ≤ normal ≤ maximum (metres)")
+    modes = []
+    if "modes" in data:
+        raw = data["modes"]
+        if not isinstance(raw, (list, tuple)) or not 1 <= len(raw) <= 2:
+            raise bad("weapons", "a weapon's modes are pairs of mode (E, A) and modifier")
+        for pair in raw:
+            if not isinstance(pair, (list, tuple)) or len(pair) != 2 or pair[0] not in MODES:
+                raise bad("weapons", f"unknown fire mode in {pair!r}")
+            modes.append((pair[0], _whole({"modifier": pair[1]}, "modifier", -10, 10)))
+    else:
+        for mode, flag in (("E", "single"), ("A", "auto")):
+            if _convert(flag, bool, data.get(flag, False)):
+                modes.append((mode, _whole(data, f"{flag}_modifier", -10, 10, 0)))
+    if not modes or len({m for m, _v in modes}) != len(modes):
+        raise bad("weapons", "a weapon fires E, A or both (each once)")
+    return Weapon(
+        key=key,
+        name=name,
+        skill=skill,
+        close=close,
+        normal=normal,
+        maximum=maximum,
+        modes=tuple(sorted(modes, key=lambda pair: MODES.index(pair[0]))),
+        damage=_whole(data, "damage", 0, 30),
+        attack_ap=_whole(data, "attack_ap", 1, MAX_AP),
+        reload_ap=_whole(data, "reload_ap", 0, MAX_AP, 0),
+        stance_ap=_whole(data, "stance_ap", 0, MAX_AP, 0),
+        magazine=_whole(data, "magazine", 0, 1000, 0),
+        explosive=_convert("explosive", bool, data.get("explosive", False)),
+        damage_on_miss=_convert("damage_on_miss", bool, data.get("damage_on_miss", False)),
+    )
+
+
+def armour_from_dict(data: Any) -> Armour:
+    """Armour from {"key", "name", "protection" (0-10)}."""
+    if not isinstance(data, dict) or set(data) - {"key", "name", "protection", "sources"}:
+        raise bad("armour", "armour is an object with key, name and protection")
+    name = _convert("name", str, data.get("name", ""))
+    key = _convert("key", str, data.get("key") or name)
+    if not name or not key or len(key) > MAX_KEY:
+        raise bad("armour", "armour needs a name (and a key of at most 40 characters)")
+    protection = _convert("protection", int, data.get("protection", 0))
+    if not 0 <= protection <= MAX_PROTECTION:
+        raise bad("armour", f"Kroppsskydd is 0 to {MAX_PROTECTION}")
+    return Armour(key, name, protection)
+
+
+def _items(name: str, raw: Any, catalogue, from_dict) -> tuple:
+    if not isinstance(raw, (list, tuple)) or len(raw) > 20:
+        raise bad(name, f"{name} must be a list")
+    items = []
+    for entry in raw:
+        if isinstance(entry, (Weapon, Armour)):
+            items.append(entry)
+        elif isinstance(entry, dict):
+            items.append(from_dict(entry))
+        elif isinstance(entry, str) and catalogue is not None and entry in catalogue:
+            item = catalogue[entry]
+            items.append(item if isinstance(item, (Weapon, Armour)) else from_dict(item))
+        else:
+            raise bad(name, f"no {name} {entry!r} in the catalogue")
+    return tuple(items)
+
+
+def _inline_weapon(values: dict) -> Weapon:
+    """The flat `weapon_*` fields of a form as one weapon (modes without modifiers)."""
+    modes = (values.get("weapon_modes") or "E").upper()
+    if not modes or set(modes) - set(MODES):
+        raise bad("weapon_modes", "weapon_modes is E, A or EA")
+    maximum = values.get("weapon_maximum")
+    normal = values.get("weapon_normal")
+    data = {
+        "name": values["weapon_name"],
+        "skill": values.get("weapon_skill") or "",
+        "damage": values.get("weapon_damage"),
+        "close": values.get("weapon_close") or 0,
+        "normal": normal if normal is not None else maximum,
+        "maximum": maximum if maximum is not None else normal,
+        "modes": [[mode, 0] for mode in dict.fromkeys(modes)],
+        "attack_ap": values.get("weapon_attack_ap"),
+        "reload_ap": values.get("weapon_reload_ap") or 0,
+        "stance_ap": values.get("weapon_stance_ap") or 0,
+        "magazine": values.get("weapon_magazine") or 0,
+        "explosive": values.get("weapon_explosive", False),
+        "damage_on_miss": values.get("weapon_damage_on_miss", False),
+    }
+    for key in ("damage", "attack_ap", "normal", "maximum"):
+        if data[key] is None:
+            raise bad(f"weapon_{key}", f"a weapon needs weapon_{key}")
+    return weapon_from_dict(data)
+
+
+def parse_command(data: Any, *, weapons=None, armour=None) -> Any:
+    """A command from `{"type": "attack", "id": "c1", ...}`."""
+    if not isinstance(data, dict):
+        raise RulesError("a command is an object with a type", code="bad_command")
+    kind = data.get("type")
+    cls = COMMANDS.get(kind) if isinstance(kind, str) else None
+    if cls is None:
+        raise RulesError(f"unknown command type {kind!r}", code="unknown_command")
+    hints = get_type_hints(cls)
+    known = {f.name for f in fields(cls)}
+    unknown = set(data) - known - {"type"}
+    if unknown:
+        raise RulesError(
+            f"unknown fields for {kind}: {', '.join(sorted(map(str, unknown)))}", code="bad_field"
+        )
+    values = {}
+    for f in fields(cls):
+        if f.name not in data:
+            if f.default is MISSING and f.default_factory is MISSING:
+                raise RulesError(f"{kind} needs {f.name}", code="missing_field", field=f.name)
+            continue
+        if cls is AddCombatant and f.name == "weapons":
+            values["weapons"] = _items("weapons", data["weapons"], weapons, weapon_from_dict)
+        elif cls is AddCombatant and f.name == "armour":
+            values["armour"] = _items("armour", data["armour"], armour, armour_from_dict)
+        elif cls is AddCombatant and f.name == "carried":
+            values["carried"] = data["carried"]  # read strictly when decided (carried_body)
+        else:
+            values[f.name] = _convert(f.name, hints[f.name], data[f.name])
+    if values.get("stance") is not None and values["stance"] not in STANCES:
+        raise bad("stance", f"the stance is one of {', '.join(STANCES)}")
+    if cls in (Attack, FireMode) and values.get("mode") is not None:
+        values["mode"] = values["mode"].upper()
+        if values["mode"] not in MODES:
+            raise bad("mode", "the fire mode is E or A")
+    if cls is SkillRoll and values["skill"] not in ROLL_KEYS:
+        raise bad("skill", f"unknown skill {values['skill']!r}")
+    if cls is AddCombatant and values.get("weapon_name"):
+        inline = _inline_weapon(values)
+        values["weapons"] = (*values.get("weapons", ()), inline)
+        bonus = values.get("weapon_bonus")
+        if bonus is not None:
+            if not -30 <= bonus <= 30:
+                raise bad("weapon_bonus", "weapon_bonus must be -30 to 30")
+            values["skills"] = {inline.skill: bonus, **(values.get("skills") or {})}
+    return cls(**values)
