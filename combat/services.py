@@ -593,12 +593,20 @@ def last_body(encounter: Encounter, engine, character_id: int) -> dict:
     """The character's body at the end of its campaign's newest other fight, for an engine
     that carries wounds from one fight to the next (``body_of``); {} when it has none or
     was unhurt there."""
+    body, _running = latest_body(encounter.campaign_id, engine, character_id,
+                                 exclude=encounter.pk)
+    return body
+
+
+def latest_body(campaign_id: int, engine, character_id: int, *,
+                exclude: int | None = None) -> tuple[dict, bool]:
+    """The character's body in its campaign's newest fight that has it (``body_of``: {}
+    unhurt or none) and whether that fight is still going on."""
     body_of = getattr(engine, "body_of", None)
     if body_of is None:
-        return {}
-    for _fight, state in character_fights(encounter.campaign_id, character_id, engine,
-                                          exclude=encounter.pk):
+        return {}, False
+    for _fight, state in character_fights(campaign_id, character_id, engine, exclude=exclude):
         body = body_of(state, character_id)
         if body is not None:  # the newest fight it is still in
-            return body
-    return {}
+            return body, not state.ended
+    return {}, False

@@ -34,7 +34,9 @@ translations, and no change to the apps:
   rolls). Where ``delayed_opposition`` is true, a test against one made earlier (a hiding
   place, a disguise) reads the earlier roll back from the log: ``delayed_odds`` and
   ``overcomes``. Where ``carries`` is true, a test may continue an earlier roll
-  (``plan_test``'s ``request["after"]``: T10's chains, social scenes and duels).
+  (``plan_test``'s ``request["after"]``: T10's chains, social scenes and duels). Where
+  ``reads_body`` is true, ``request["body"]`` is what the character's latest fight left on
+  it (T10: Utmattning lowers every roll).
 * **Combat and time.** The engines of :mod:`rules.engine` (``engine_for(name)``; the
   chronicle with ``kind="chronicle"``).
 
@@ -313,6 +315,10 @@ class RuleSystem(Protocol):
     opponent_value: TestParam
     delayed_opposition: bool  # whether a test may be opposed to an earlier roll (Phobia)
     carries: bool  # whether a test may continue an earlier roll (T10's chains and duels)
+    # Whether plan_test reads the character's body from its campaign's latest fight
+    # (request["body"], the combat engine's body_of, and request["in_fight"]: whether that
+    # fight goes on): T10's Utmattning lowers every roll.
+    reads_body: bool
     skill_values: str  # what a skill's number is, an English msgid ("chances", "bonuses")
 
     def is_social(self, key: str) -> bool:

@@ -9,6 +9,7 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from rules import RulesError
+from rules.engine import engine_for
 from table.models import RollEvent
 from table.services import open_situation
 
@@ -381,6 +382,8 @@ class EnteredTestForm(forms.Form):
         request = {**request, "stat": stat, "carried": character.carried()}
         # A situation its Lugn roll opened changes the character's other tests in it.
         request["situation"] = open_situation(self.campaign_id, character.pk)
+        if system.reads_body:  # T10: the Utmattning its latest fight left on it
+            request["body"], request["in_fight"] = latest_body(character, self.campaign_id)
         if request["stat"] not in values:
             raise forms.ValidationError(
                 gettext("%(name)s has no value to test that against yet.")
@@ -392,6 +395,19 @@ class EnteredTestForm(forms.Form):
             return system.plan_test(values, request, house)
         except RulesError as error:
             raise forms.ValidationError(gettext(str(error))) from error
+
+
+def latest_body(character, campaign_id: int) -> tuple[dict, bool]:
+    """What the character's newest fight in the campaign left on it (its engine's body:
+    {} unhurt or in none) and whether that fight goes on: one query for the fights and the
+    newest one's folded state (`combat.services.latest_body`)."""
+    from combat import services  # combat builds on the table
+
+    try:
+        engine = engine_for(character.rule_system)
+    except RulesError:
+        return {}, False
+    return services.latest_body(campaign_id, engine, character.pk)
 
 
 def param_field(param) -> forms.Field:

@@ -85,6 +85,7 @@ class AoristosSystem:
     opponent_value = None
     delayed_opposition = False
     carries = False
+    reads_body = False  # its table tests take no wounds (the sheet's nervchock is combat's)
     skill_values = gettext_noop("levels")
 
     def house(self, values: Mapping[str, Any] | None) -> dict:

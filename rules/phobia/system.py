@@ -115,6 +115,7 @@ class PhobiaSystem:
     opponent_value = TestParam("chance", gettext_noop("The opponent's chance"), 0, 200, 10)
     delayed_opposition = True  # lines 580-609
     carries = False
+    reads_body = False
     skill_values = gettext_noop("chances")
 
     def house(self, values: Mapping[str, Any] | None) -> dict:

@@ -52,6 +52,7 @@ __all__ = ["SYSTEM", "T10System"]
 
 MAX_MODIFIER = 10
 MAX_GOAL = 10
+MAX_FATIGUE = 10  # Utmattning 10: unconscious
 MAX_DUEL_ROLLS = 200  # a duel both sides can win ends long before; this only bounds it
 MAX_HAND_DICE = 20
 MAX_HAND_MODIFIER = 99
@@ -65,6 +66,20 @@ def _int(request: Mapping[str, Any], key: str, default: int, low: int, high: int
     if not low <= value <= high:
         raise RulesError(f"{key} must be {low} to {high}")
     return value
+
+
+def body_fatigue(request: Mapping[str, Any]) -> tuple[int, str]:
+    """The Utmattning the character's latest fight left on it, and that fight's name:
+    while the fight goes on, what it has there; once it is over, what its Skada holds up
+    (Utmattning falls 1 a round and never below Skada; painkillers are the fight's)."""
+    body = request.get("body")
+    if not isinstance(body, Mapping):
+        return 0, ""
+    value = body.get("fatigue" if request.get("in_fight") else "damage", 0)
+    if isinstance(value, bool) or not isinstance(value, int):
+        return 0, ""
+    name = body.get("encounter")
+    return max(0, min(value, MAX_FATIGUE)), name if isinstance(name, str) else ""
 
 
 def signed(n: int) -> str:
@@ -104,6 +119,7 @@ class T10System:
     delayed_opposition = False  # no test against a roll made earlier: rolls continue them
     skill_values = gettext_noop("bonuses; 0: not learned, the ability is used")
     carries = True  # a test may continue an earlier roll (chains, social scenes, duels)
+    reads_body = True  # Utmattning from the latest fight lowers every roll
     opposed_params = test_params[:1]  # the opponent's own modifier
     # Someone without a sheet is given a bonus (what their skill or ability gives).
     opponent_value = TestParam("bonus", gettext_noop("The opponent's bonus"), -10, 10, 0)
@@ -163,7 +179,8 @@ class T10System:
     ) -> TestPlan:
         """``request``: ``stat`` (a key of ``values``, e.g. a testable's bonus), ``modifier``
         (−10..+10), ``goal`` (successes a chain or duel needs, 1-10), ``fatigue``
-        (Utmattning: −1 a point) and ``after``: an earlier roll this one continues, as
+        (Utmattning: −1 a point; without it, what ``body``, the character's latest fight,
+        left on it: `body_fatigue`) and ``after``: an earlier roll this one continues, as
         ``{"result": TestResult, "same": bool}`` (same: the same character's roll)."""
         key = request.get("stat")
         if not isinstance(key, str) or key not in values:
@@ -171,7 +188,8 @@ class T10System:
         own = values[key]
         modifier = _int(request, "modifier", 0, -MAX_MODIFIER, MAX_MODIFIER)
         goal = _int(request, "goal", 1, 1, MAX_GOAL)
-        fatigue = _int(request, "fatigue", 0, 0, 10)
+        from_body, fight = body_fatigue(request)
+        fatigue = _int(request, "fatigue", from_body, 0, MAX_FATIGUE)
         after = request.get("after")
         carried, before, after_seq = 0, 0, None
         if after is not None:
@@ -193,6 +211,8 @@ class T10System:
                 params["after"] = after_seq
         if fatigue:
             params["fatigue"] = fatigue
+            if "fatigue" not in request and fight:
+                params["fatigue_from"] = fight
         if "initiative" in values:
             params["initiative"] = values["initiative"]
         return TestPlan(

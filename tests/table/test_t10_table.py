@@ -231,3 +231,41 @@ def test_a_duel_against_someone_without_a_sheet_takes_a_negative_bonus(alice_cli
     too_low = odds_page(alice_client, t10, **(data | {"opponent_chance": -11}))
     assert 'data-testid="odds-win"' not in too_low
     assert not RollEvent.objects.exists()
+
+
+def test_the_utmattning_of_the_latest_fight_lowers_the_roll(alice_client, gm, t10, johan, dice):
+    """Utmattning: −1 on rolls per point. While Johan's fight goes on, the tray takes
+    what he has there; once it is over, what his Skada holds up (Utmattning falls 1 a
+    round, never below Skada). A roll of a character in no fight takes nothing."""
+    from combat import services as combat
+    from combat.models import Encounter
+
+    page = odds_page(alice_client, t10, character=johan.pk, stat="pistol")
+    assert 'data-testid="odds-fatigue"' not in page
+    fight = Encounter.objects.create(campaign=t10, name="Hamnen", system="t10")
+    membership = t10.memberships.get(user=gm)
+
+    def run(data):
+        fight.refresh_from_db()
+        combat.command_run(membership=membership, data=data, version=fight.version,
+                           encounter=fight)
+
+    run({"type": "add_combatant", "name": "Johan", "character_id": johan.pk})
+    run({"type": "damage", "id": "c1", "amount": 2})  # Skada 2 and as much Utmattning
+    run({"type": "update_combatant", "id": "c1", "fatigue": 5})
+    state = combat.folded(Encounter.objects.get(pk=fight.pk)).state
+    assert (state.get("c1").damage, state.get("c1").fatigue) == (2, 5)
+
+    page = odds_page(alice_client, t10, character=johan.pk, stat="pistol")
+    assert 'data-testid="odds-fatigue">Utmattning −5' in page
+    assert "from Hamnen" in page
+    assert f'data-testid="odds-percent">{float(roll_odds(2 - 5).success) * 100:.1f} %<' in page
+    dice.queue += [6, 6]
+    roll(alice_client, t10, character=johan.pk, stat="pistol")
+    rolled = RollEvent.objects.get()
+    assert rolled.result == 6 + 6 + 2 - 5
+    assert rolled.detail["params"]["fatigue"] == 5
+
+    run({"type": "end"})
+    page = odds_page(alice_client, t10, character=johan.pk, stat="pistol")
+    assert 'data-testid="odds-fatigue">Utmattning −2' in page  # his Skada holds it up
