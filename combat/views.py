@@ -74,6 +74,12 @@ def member_view(view):
     return wrapper
 
 
+def whole(value: str) -> bool:
+    """A whole number as a form sends it: ASCII digits ('²' is a digit int() refuses)."""
+    value = value.strip()
+    return value.isascii() and value.isdigit() and len(value) <= 6
+
+
 def command_from_post(post) -> dict:
     """A command dict from a form: numbers, booleans, lists and a cover per area."""
     data: dict = {}
@@ -84,9 +90,7 @@ def command_from_post(post) -> dict:
         if key in LIST_FIELDS:
             data[key] = [v for v in post.getlist(key) if v != ""]
             if key in NUMBER_LISTS:
-                data[key] = [
-                    int(v) if v.strip().isdigit() and len(v) <= 6 else v for v in data[key]
-                ]
+                data[key] = [int(v) if whole(v) else v for v in data[key]]
             continue
         value = post.get(key, "")
         if key.startswith("cover_"):
@@ -107,7 +111,7 @@ def command_from_post(post) -> dict:
     if cover or post.get("type") == "update_combatant" and "cover_torso" in post:
         parsed = {}
         for area, value in cover.items():
-            if not value.strip().isdigit():
+            if not whole(value):
                 raise RulesError(_("Cover must be a whole number."))
             parsed[area] = int(value)
         data["cover"] = parsed

@@ -27,6 +27,9 @@ any object with the shape of :class:`CombatEngine`:
   ``rules.<name>.combat`` (:func:`engine_for`); its chronicle (the campaign's time and
   bodies after a fight, the same log and stream) is ``ENGINE`` in
   ``rules.<name>.aftermath``.
+* **Building one.** What the systems' combat engines do alike (the roster, parsing
+  commands, the GM's roster commands, what a viewer sees, the engine object's wiring) is
+  :mod:`rules.combat_kit`'s; a system's package keeps its own rules.
 
 Undo and redo are records too (`UNDO`, `REDO`): the GM goes back to any earlier version
 and forward again without rolling anything twice; :func:`replay` folds a log with them.

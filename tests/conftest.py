@@ -9,6 +9,7 @@ from django.conf import settings
 from campaigns.models import Membership
 from campaigns.services import campaign_create
 from characters.models import Character
+from combat import services
 
 ALBERT_ATTRIBUTES = {"physique": 3, "composure": 3, "agility": 2, "alertness": 5, "willpower": 3}
 
@@ -34,6 +35,15 @@ def _plain_static_files(settings):
         **settings.STORAGES,
         "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
     }
+
+
+@pytest.fixture(autouse=True)
+def _fresh_encounter_cache():
+    """The folded encounters this process remembers are keyed by id: a test's encounter 1
+    is not the last test's (the table's tray reads a character's latest fight too)."""
+    services.forget()
+    yield
+    services.forget()
 
 
 @pytest.fixture

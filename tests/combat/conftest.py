@@ -25,13 +25,6 @@ def dice(monkeypatch):
     return scripted
 
 
-@pytest.fixture(autouse=True)
-def _fresh_cache():
-    services.forget()
-    yield
-    services.forget()
-
-
 @pytest.fixture
 def albert_in_campaign(alice, campaign):
     return Character.objects.create(

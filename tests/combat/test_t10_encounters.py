@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from characters.models import Character
 from combat import services
-from combat.models import CatalogueItem, CombatRecord, Encounter
+from combat.models import CatalogueItem, CombatRecord, Encounter, NpcTemplate
 from rules.t10.combat.view import percent
 from rules.t10.rolls import test_odds
 
@@ -87,7 +87,7 @@ def test_the_encounter_form_offers_t10s_house_rules(client, gm, t10):
     page = client.get(url).content.decode()
     assert 'name="house_cover_ap"' in page
     assert 'name="house_cover_modifier"' in page
-    assert "House rule; default 3 (Spara action points (the grenade example))" in page
+    assert "House rule; default 3 (Spara action points)" in page
     fields = {"house_metres_per_ap": "2", "house_cover_ap": "3", "house_cover_modifier": "-2",
               "house_burst_shots": "3", "house_treat_ap": "10", "house_treat_heal": "1",
               "house_painkiller_ap": "2"}
@@ -293,7 +293,8 @@ def test_a_character_joins_the_started_fight_from_the_gms_panel(
     client, gm, alice, t10, johan, armoury, dice
 ):
     """T10 lets a combatant join a started fight (it rolls Initiativ as it joins): the
-    GM's panel still offers the campaign's characters and catalogue after the start."""
+    GM's panel still offers the campaign's characters, NPC templates and catalogue after
+    the start."""
     encounter = Encounter.objects.create(campaign=t10, name="Hamnen", system="t10")
     add_johan_and_soldier(client, gm, encounter, johan, "kpist")
     henrik = Character.objects.create(
@@ -315,3 +316,15 @@ def test_a_character_joins_the_started_fight_from_the_gms_panel(
     state = state_of(encounter)
     assert [c.name for c in state.combatants] == ["Johan", "Soldat", "Henrik"]
     assert state.get("c3").initiative_total == 7
+
+    # An NPC saved as a template joins from it too (the form shared by the systems).
+    soldier = NpcTemplate.objects.create(campaign=t10, name="Soldat",
+                                         block={"skills": {"smg": 1}, "weapons": ["kpist"]})
+    page = panel(client, encounter)
+    assert f'<option value="{soldier.pk}">Soldat</option>' in page
+    dice.queue += [2]
+    joined = post(client, encounter, {"source": "template", "template": soldier.pk,
+                                      "name": "Soldat 2", "side": "b"}, "combat:add")
+    assert joined.status_code == 200, joined.content.decode()[:500]
+    second = state_of(encounter).get("c4")
+    assert (second.name, dict(second.skills)["smg"], second.initiative_total) == ("Soldat 2", 1, 2)

@@ -11,33 +11,20 @@ from rules.aoristos.combat import commands as C
 from rules.aoristos.combat import events as E
 from rules.aoristos.equipment import ARMOUR, WEAPONS
 from rules.errors import RulesError
+from tests.rules import helpers
 from tests.rules.conftest import ScriptedRng
+from tests.rules.helpers import by_name, of
 
 
 def run(state, command, *dice):
-    """Decide `command` with these dice, check every die was used, and fold the events."""
-    rng = ScriptedRng(*dice)
-    events = ENGINE.decide(state, command, rng)
-    assert rng.queue == [], f"dice left over: {rng.queue}"
-    for event in events:
-        state = ENGINE.evolve(state, event)
-    return state, events
+    """`command` decided with these dice and folded (`helpers.run`)."""
+    return helpers.run(ENGINE, state, command, *dice)
 
 
 def add(state, name, **fields):
     fields.setdefault("npc", False)
     state, _ = run(state, C.AddCombatant(name=name, **fields))
     return state
-
-
-def of(events, kind):
-    found = [e for e in events if isinstance(e, kind)]
-    assert found, f"no {kind.__name__} in {events}"
-    return found[0]
-
-
-def by_name(state, name):
-    return next(c for c in state.combatants if c.name == name)
 
 
 def duel(**house):

@@ -2,7 +2,6 @@
 again from their events (as stored, through the JSON codec), and undone and redone
 through the log (rules.engine.replay)."""
 
-import json
 import random
 
 from hypothesis import HealthCheck, given, settings
@@ -11,8 +10,9 @@ from hypothesis import strategies as st
 from rules.aoristos.combat import ENGINE
 from rules.aoristos.combat import commands as C
 from rules.aoristos.equipment import ARMOUR, WEAPONS
-from rules.engine import Record, Viewer, decode, encode, replay
-from rules.errors import RulesError
+from rules.engine import Record, Viewer, replay
+from tests.rules import helpers
+from tests.rules.helpers import refold
 
 GM = Viewer(is_gm=True)
 
@@ -76,15 +76,8 @@ def setup():
         ),
     ]
     for block in blocks:
-        state, _ = play(state, C.AddCombatant(**block), random.Random(0))
+        state, _ = helpers.play(ENGINE, state, C.AddCombatant(**block), random.Random(0))
     return state
-
-
-def play(state, command, rng):
-    events = ENGINE.decide(state, command, rng)
-    for event in events:
-        state = ENGINE.evolve(state, event)
-    return state, events
 
 
 def candidates(state, choose: random.Random) -> list:
@@ -139,36 +132,14 @@ def candidates(state, choose: random.Random) -> list:
 
 
 def random_game(seed: int, steps: int):
-    choose = random.Random(seed)
-    dice = random.Random(seed + 1)
-    initial = setup()
-    state = initial
-    records = []
-    for _ in range(steps):
-        options = candidates(state, choose)
-        choose.shuffle(options)
-        for command in options:
-            try:
-                state, events = play(state, command, dice)
-            except RulesError:
-                continue
-            records.append(Record(len(records) + 1, events))
-            break
-        if state.ended:
-            break
-    return initial, state, records
+    return helpers.random_game(ENGINE, setup, candidates, seed, steps)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 10**6), steps=st.integers(1, 60))
 def test_replay_of_stored_events_equals_state(seed, steps):
     initial, state, records = random_game(seed, steps)
-    stored = json.loads(json.dumps([[encode(e) for e in r.events] for r in records]))
-    again = initial
-    for events in stored:
-        for data in events:
-            again = ENGINE.evolve(again, decode(data, ENGINE.event_types))
-    assert again == state
+    assert refold(ENGINE, initial, records) == state
     assert replay(ENGINE, initial, records).state == state
 
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rules.engine import Record, Viewer, decode, encode, engine_for, replay
+from rules.engine import Viewer, engine_for, replay
 from rules.errors import RulesError
 from rules.phobia.combat import ENGINE
 from rules.phobia.combat import commands as C
@@ -18,7 +18,8 @@ from rules.phobia.combat import events as E
 from rules.phobia.combat.state import Weapon
 from rules.phobia.injuries import advance_bleeding
 from rules.phobia.success import odds
-from tests.rules.conftest import ScriptedRng
+from tests.rules import helpers
+from tests.rules.helpers import by_name, check_codec, of, refold
 
 GM = Viewer(is_gm=True)
 PLAYERS = Viewer(is_gm=False)
@@ -31,23 +32,8 @@ SEEN: list = []  # every event the scripted tests made, for the codec test
 
 
 def run(state, command, *dice):
-    """Decide `command` (a dict, parsed as the app does) with these dice, check every die
-    was used, and fold the events."""
-    if isinstance(command, dict):
-        command = ENGINE.parse_command(command)
-    rng = ScriptedRng(*dice)
-    events = ENGINE.decide(state, command, rng)
-    assert rng.queue == [], f"dice left over: {rng.queue}"
-    SEEN.extend(events)
-    for event in events:
-        state = ENGINE.evolve(state, event)
-    return state, events
-
-
-def of(events, kind):
-    found = [e for e in events if isinstance(e, kind)]
-    assert found, f"no {kind.__name__} in {events}"
-    return found[0]
+    """`command` decided with these dice and folded (`helpers.run`); its events are SEEN."""
+    return helpers.run(ENGINE, state, command, *dice, seen=SEEN)
 
 
 def add(state, name, **fields):
@@ -55,10 +41,6 @@ def add(state, name, **fields):
     fields.setdefault("turn_order", 10)
     state, _ = run(state, {"type": "add_combatant", "name": name, **fields})
     return state
-
-
-def by_name(state, name):
-    return next(c for c in state.combatants if c.name == name)
 
 
 def active_name(state):
@@ -951,12 +933,7 @@ def test_every_event_survives_the_json_codec():
     state, _ = run(state, {"type": "end"})
     assert state.ended
     random_game(3, 60)
-    kinds = {type(e).__name__ for e in SEEN}
-    missing = set(E.EVENT_TYPES) - kinds
-    assert not missing, f"no test made {sorted(missing)}"
-    for event in SEEN:
-        stored = json.loads(json.dumps(encode(event)))
-        assert decode(stored, ENGINE.event_types) == event
+    check_codec(ENGINE, E.EVENT_TYPES, SEEN)
 
 
 # Random games: never a crash, and the log replays to the state ----------------------------
@@ -993,18 +970,7 @@ def setup():
             name="Hund", side="b", turn_order=1, skills={"knife": 9}, weapons=[KNIFE], shock_value=6
         ),
     ]
-    for block in blocks:
-        state, _ = play(
-            state, ENGINE.parse_command({"type": "add_combatant", **block}), random.Random(0)
-        )
-    return state
-
-
-def play(state, command, rng):
-    events = ENGINE.decide(state, command, rng)
-    for event in events:
-        state = ENGINE.evolve(state, event)
-    return state, events
+    return helpers.with_blocks(ENGINE, state, blocks)
 
 
 def candidates(state, choose: random.Random) -> list:
@@ -1051,42 +1017,15 @@ def candidates(state, choose: random.Random) -> list:
 
 
 def random_game(seed: int, steps: int):
-    choose = random.Random(seed)
-    dice = random.Random(seed + 1)
-    initial = setup()
-    state = initial
-    records = []
-    for _ in range(steps):
-        options = candidates(state, choose)
-        choose.shuffle(options)
-        for command in options:
-            try:
-                state, events = play(state, command, dice)
-            except RulesError:
-                continue
-            SEEN.extend(events)
-            records.append(Record(len(records) + 1, events))
-            for viewer in (GM, PLAYERS, Viewer(is_gm=False, controls=frozenset({"c1"}))):
-                ENGINE.view(state, viewer)
-            break
-        if state.ended:
-            break
-    return initial, state, records
+    viewers = (GM, PLAYERS, Viewer(is_gm=False, controls=frozenset({"c1"})))
+    return helpers.random_game(ENGINE, setup, candidates, seed, steps, seen=SEEN, viewers=viewers)
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 10**6), steps=st.integers(1, 40))
 def test_random_games_never_crash_and_replay_to_the_state(seed, steps):
     initial, state, records = random_game(seed, steps)
-    stored = json.loads(json.dumps([[encode(e) for e in r.events] for r in records]))
-    again = initial
-    for events in stored:
-        decoded = [decode(data, ENGINE.event_types) for data in events]
-        for viewer in (GM, PLAYERS):
-            ENGINE.describe(again, decoded, viewer)
-        for event in decoded:
-            again = ENGINE.evolve(again, event)
-    assert again == state
+    assert refold(ENGINE, initial, records, (GM, PLAYERS)) == state
     assert replay(ENGINE, initial, records).state == state
 
 

@@ -12,13 +12,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rules.engine import Record, Viewer, decode, encode, engine_for, replay
+from rules.engine import Viewer, engine_for, replay
 from rules.errors import RulesError
 from rules.t10.combat import ENGINE, HOUSE_RULES
 from rules.t10.combat import commands as C
 from rules.t10.combat import events as E
 from rules.t10.rolls import test_odds
+from tests.rules import helpers
 from tests.rules.conftest import ScriptedRng
+from tests.rules.helpers import by_name, check_codec, of, refold
 
 GM = Viewer(is_gm=True)
 PLAYERS = Viewer(is_gm=False)
@@ -42,23 +44,8 @@ SEEN: list = []  # every event the scripted tests made, for the codec test
 
 
 def run(state, command, *dice):
-    """Decide `command` (a dict, parsed as the app does) with these dice, check every die
-    was used, and fold the events."""
-    if isinstance(command, dict):
-        command = ENGINE.parse_command(command)
-    rng = ScriptedRng(*dice)
-    events = ENGINE.decide(state, command, rng)
-    assert rng.queue == [], f"dice left over: {rng.queue}"
-    SEEN.extend(events)
-    for event in events:
-        state = ENGINE.evolve(state, event)
-    return state, events
-
-
-def of(events, kind):
-    found = [e for e in events if isinstance(e, kind)]
-    assert found, f"no {kind.__name__} in {events}"
-    return found[0]
+    """`command` decided with these dice and folded (`helpers.run`); its events are SEEN."""
+    return helpers.run(ENGINE, state, command, *dice, seen=SEEN)
 
 
 def kinds(events):
@@ -69,10 +56,6 @@ def add(state, name, **fields):
     fields.setdefault("npc", False)
     state, _ = run(state, {"type": "add_combatant", "name": name, **fields})
     return state
-
-
-def by_name(state, name):
-    return next(c for c in state.combatants if c.name == name)
 
 
 def active_name(state):
@@ -1080,12 +1063,7 @@ def test_every_event_survives_the_json_codec():
     ):
         scenario()
     random_game(3, 80)
-    made = {type(e).__name__ for e in SEEN}
-    missing = set(E.EVENT_TYPES) - made
-    assert not missing, f"no test made {sorted(missing)}"
-    for event in SEEN:
-        stored = json.loads(json.dumps(encode(event)))
-        assert decode(stored, ENGINE.event_types) == event
+    check_codec(ENGINE, E.EVENT_TYPES, SEEN)
 
 
 def setup():
@@ -1099,17 +1077,7 @@ def setup():
              weapons=[SMG, GRENADE], stance="aimed"),
         dict(name="Hund", side="b", weapons=[SHOTGUN], fatigue=2),
     ]
-    for block in blocks:
-        state, _ = play(state, ENGINE.parse_command({"type": "add_combatant", **block}),
-                        random.Random(0))
-    return state
-
-
-def play(state, command, rng):
-    events = ENGINE.decide(state, command, rng)
-    for event in events:
-        state = ENGINE.evolve(state, event)
-    return state, events
+    return helpers.with_blocks(ENGINE, state, blocks)
 
 
 def candidates(state, choose: random.Random) -> list:
@@ -1152,42 +1120,16 @@ def candidates(state, choose: random.Random) -> list:
 
 
 def random_game(seed: int, steps: int):
-    choose = random.Random(seed)
-    dice = random.Random(seed + 1)
-    initial = setup()
-    state = initial
-    records = []
-    for _ in range(steps):
-        options = candidates(state, choose)
-        choose.shuffle(options)
-        for command in options:
-            try:
-                state, events = play(state, command, dice)
-            except RulesError:
-                continue
-            SEEN.extend(events)
-            records.append(Record(len(records) + 1, events))
-            for viewer in (GM, PLAYERS, JOHANS):
-                json.dumps(ENGINE.view(state, viewer))  # the API serves it as is
-            break
-        if state.ended:
-            break
-    return initial, state, records
+    return helpers.random_game(
+        ENGINE, setup, candidates, seed, steps, seen=SEEN, viewers=(GM, PLAYERS, JOHANS)
+    )
 
 
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 10**6), steps=st.integers(1, 50))
 def test_random_games_never_crash_and_replay_to_the_state(seed, steps):
     initial, state, records = random_game(seed, steps)
-    stored = json.loads(json.dumps([[encode(e) for e in r.events] for r in records]))
-    again = initial
-    for events in stored:
-        decoded = [decode(data, ENGINE.event_types) for data in events]
-        for viewer in (GM, PLAYERS):
-            json.dumps(ENGINE.describe(again, decoded, viewer))  # stored with the record
-        for event in decoded:
-            again = ENGINE.evolve(again, event)
-    assert again == state
+    assert refold(ENGINE, initial, records, (GM, PLAYERS)) == state
     assert replay(ENGINE, initial, records).state == state
     for c in state.combatants:
         assert c.ap >= 0

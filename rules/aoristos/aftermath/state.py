@@ -1,6 +1,6 @@
 """The values of a campaign's chronicle: its clock and each character's body.
 
-All frozen (the fold replaces what changed, `rules.aoristos.combat.state.changed`).
+All frozen (the fold replaces what changed, `rules.combat_kit.changed`).
 """
 
 from dataclasses import dataclass
@@ -8,7 +8,7 @@ from datetime import datetime
 
 from rules.aoristos.aftermath import figures as F
 from rules.aoristos.combat.gear import LIMBS
-from rules.aoristos.combat.state import changed
+from rules.combat_kit import changed
 
 ACTIVITIES = ("rest", "active", "cared")  # what the GM says each character does
 RECOVERIES = ("no_recovery", "ordinary", "best")  # how psyktrauma fades (p. 15)

@@ -3,7 +3,9 @@ interface of `rules.engine`.
 
 Modules: ``gear`` (weapons, armour), ``figures`` (the text's arithmetic, each with its
 page), ``state`` (the encounter's values), ``commands``, ``events``, ``engine`` (`decide`
-and `evolve`) and ``view`` (what each viewer sees, prompts, actions and previews).
+and `evolve`) and ``view`` (what each viewer sees, prompts, actions and previews). What
+every system's engine does alike (the roster, reading commands, the engine object) is
+`rules.combat_kit`'s.
 """
 
 from collections.abc import Mapping
@@ -11,8 +13,7 @@ from typing import Any
 
 from rules.aoristos.combat import commands, engine, events, figures, gear, state, view
 from rules.aoristos.combat.state import Encounter, HouseRules
-from rules.aoristos.combat.view import GM_VIEW
-from rules.engine import Viewer
+from rules.combat_kit import SystemCombat, character_command, item_from_dict
 from rules.errors import RulesError
 
 __all__ = [
@@ -46,29 +47,12 @@ HOUSE_RULES = (
 )
 
 
-class AoristosCombat:
+class AoristosCombat(SystemCombat):
     """The Aoristos engine (see rules.engine.CombatEngine)."""
 
     system = "aoristos"
     template = "combat/aoristos"
-    event_types = {
-        **events.EVENT_TYPES,
-        **commands.COMMAND_TYPES,
-        **{
-            cls.__name__: cls
-            for cls in (
-                state.Combatant,
-                state.Extended,
-                state.Reaction,
-                state.Escape,
-                gear.Weapon,
-                gear.Armour,
-            )
-        },
-    }
-
-    def house_rules(self):
-        return HOUSE_RULES
+    event_types = {**events.EVENT_TYPES, **commands.COMMAND_TYPES, **state.VALUE_TYPES}
 
     def new_state(self, house_rules: Mapping[str, Any] | None = None, name: str = "") -> Encounter:
         values = dict(house_rules or {})
@@ -83,12 +67,6 @@ class AoristosCombat:
             raise RulesError("melee reach is 0.5-10 m")
         return Encounter(name=name, house=house)
 
-    def parse_command(self, data, *, weapons=None, armour=None):
-        return commands.parse_command(data, weapons=weapons, armour=armour)
-
-    def actor_of(self, encounter: Encounter, command) -> str | None:
-        return engine.actor_of(encounter, command)
-
     def timeout_actor(self, encounter: Encounter, command) -> str | None:
         """Who may give `command` for its actor once its prompt has waited too long: the
         attacker may take the target's offered vigilance (the default)."""
@@ -96,18 +74,6 @@ class AoristosCombat:
         if isinstance(command, commands.Vigilance) and command.default and attack is not None:
             return attack.attacker
         return None
-
-    def decide(self, encounter: Encounter, command, rng):
-        return engine.decide(encounter, command, rng)
-
-    def evolve(self, encounter: Encounter, event) -> Encounter:
-        return engine.evolve(encounter, event)
-
-    def view(self, encounter: Encounter, viewer: Viewer) -> dict:
-        return view.view(encounter, viewer)
-
-    def describe(self, encounter: Encounter, events_, viewer: Viewer) -> list[dict]:
-        return view.describe(encounter, events_, viewer)
 
     def catalogue(self) -> dict[str, dict]:
         """The starter catalogue: {"weapon": {key: Weapon}, "armour": {key: Armour}}."""
@@ -119,11 +85,7 @@ class AoristosCombat:
         """A campaign's own catalogue entry from its stored JSON; RulesError if malformed."""
         from rules.aoristos import equipment
 
-        if kind == "weapon":
-            return equipment.weapon_from_dict(data)
-        if kind == "armour":
-            return equipment.armour_from_dict(data)
-        raise RulesError(f"unknown catalogue kind {kind!r}")
+        return item_from_dict(kind, data, equipment.weapon_from_dict, equipment.armour_from_dict)
 
     def character_block(
         self, *, name: str, levels: Mapping[str, int], derived: Mapping[str, int]
@@ -132,22 +94,15 @@ class AoristosCombat:
         the load's effect on RÖR and Förflyttning already in `levels`/`derived`, p. 5)."""
         from rules.aoristos.character import ATTRIBUTES, SKILLS
 
-        return {
-            "type": "add_combatant",
-            "name": name[:100],
-            "npc": False,
+        return character_command(
+            name,
             **{key: int(levels[key]) for key in ATTRIBUTES},
-            "skills": {key: int(levels[key]) for key in SKILLS if levels.get(key)},
+            skills={key: int(levels[key]) for key in SKILLS if levels.get(key)},
             **{
                 key: int(derived[key])
                 for key in ("drive", "toughness", "shock_tolerance", "movement")
             },
-        }
-
-    def preview(self, encounter: Encounter, command, viewer: Viewer = GM_VIEW) -> dict:
-        if not isinstance(command, commands.Attack):
-            raise RulesError("only attacks have a preview")
-        return view.attack_preview(encounter, command, viewer)
+        )
 
 
-ENGINE = AoristosCombat()
+ENGINE = AoristosCombat(commands, engine, view, HOUSE_RULES)

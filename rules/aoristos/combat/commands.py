@@ -5,16 +5,14 @@ what happens. `parse_command` is strict: unknown types and fields, wrong types a
 out of range are refused with a RulesError naming the field.
 """
 
-import math
-from dataclasses import MISSING, dataclass, fields
-from typing import Any, get_args, get_origin, get_type_hints
+from dataclasses import dataclass
+from typing import Any
 
 from rules.aoristos.combat.gear import AREAS, Armour, Weapon
-from rules.engine import MAX_ID
+from rules.combat_kit import MAX_TEXT, FieldReader, RemoveCombatant, bad, read_command
 from rules.errors import RulesError
 
 MAX_COORD = 10_000.0
-MAX_TEXT = 100
 
 
 # Set-up, the GM's -------------------------------------------------------------------------
@@ -62,11 +60,6 @@ class UpdateCombatant:
     aware: bool | None = None
     hidden_areas: tuple[str, ...] | None = None
     cover: dict | None = None
-
-
-@dataclass(frozen=True)
-class RemoveCombatant:
-    id: str
 
 
 @dataclass(frozen=True)
@@ -304,97 +297,44 @@ COMMAND_NAMES = {cls: name for name, cls in COMMANDS.items()}
 COMMAND_TYPES = {cls.__name__: cls for cls in COMMANDS.values()}
 
 
+def _level_entry(name: str, key: Any, item: Any) -> tuple[str, int]:
+    """One item of a dict field: a skill's level, an area's cover."""
+    if isinstance(item, bool) or not isinstance(item, int) or not 0 <= item <= 100:
+        raise bad(name, f"{name}.{key} must be a whole number 0-100")
+    return str(key)[:MAX_TEXT], item
 
-def _convert(name: str, kind: Any, value: Any) -> Any:
-    origin = get_origin(kind)
-    args = get_args(kind)
-    if origin is not None and type(None) in args:  # X | None
-        if value is None:
-            return None
-        inner = [a for a in args if a is not type(None)]
-        return _convert(name, inner[0], value)
-    if kind is bool:
-        if not isinstance(value, bool):
-            raise RulesError(f"{name} must be true or false", code="bad_field", field=name)
-        return value
-    if kind is int:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise RulesError(f"{name} must be a whole number", code="bad_field", field=name)
-        low, high = (1, MAX_ID) if name == "character_id" else (-1000, 1000)
-        if not low <= value <= high:
-            raise RulesError(f"{name} is out of range", code="bad_field", field=name)
-        return value
-    if kind is float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise RulesError(f"{name} must be a number", code="bad_field", field=name)
-        if not math.isfinite(value) or abs(value) > MAX_COORD:
-            raise RulesError(f"{name} is out of range", code="bad_field", field=name)
-        return round(float(value), 2)
-    if kind is str:
-        if not isinstance(value, str) or len(value) > MAX_TEXT:
+
+# Aoristos takes a value only as its own type (the app reads a form's text into numbers
+# and yes/no before; the engines written later also take the form's shapes).
+_convert = FieldReader(max_number=MAX_COORD, entry=_level_entry, forms=False)
+
+
+def _catalogue_keys(name: str, raw: Any, catalogue) -> tuple:
+    """A stat block's weapons or armour, by key in the campaign's catalogue."""
+    catalogue = catalogue or {}
+    if not isinstance(raw, list) or len(raw) > 20:
+        raise RulesError(f"{name} must be a list of keys", code="bad_field")
+    items = []
+    for key in raw:
+        if not isinstance(key, str) or key not in catalogue:
             raise RulesError(
-                f"{name} must be text (at most {MAX_TEXT} characters)", code="bad_field", field=name
+                f"no {name[:-1] if name == 'weapons' else 'armour'} {key!r} in the catalogue",
+                code="bad_field",
+                field=name,
             )
-        return value.strip()
-    if kind is dict:
-        if not isinstance(value, dict) or len(value) > 40:
-            raise RulesError(f"{name} must be an object", code="bad_field", field=name)
-        out = {}
-        for key, item in value.items():
-            if isinstance(item, bool) or not isinstance(item, int) or not 0 <= item <= 100:
-                raise RulesError(
-                    f"{name}.{key} must be a whole number 0-100", code="bad_field", field=name
-                )
-            out[str(key)[:MAX_TEXT]] = item
-        return out
-    if origin is tuple and args and args[0] is str:
-        if not isinstance(value, (list, tuple)) or len(value) > 10:
-            raise RulesError(f"{name} must be a list", code="bad_field", field=name)
-        return tuple(_convert(name, str, item) for item in value)
-    raise RulesError(f"{name} cannot be given here", code="bad_field", field=name)
+        items.append(catalogue[key])
+    return tuple(items)
 
 
 def parse_command(data: Any, *, weapons=None, armour=None) -> Any:
     """A command from `{"type": "attack", "id": "c1", ...}`. Weapons and armour in an
     `add_combatant` are given by key and looked up in `weapons` / `armour` (dicts of the
     campaign's catalogue)."""
-    if not isinstance(data, dict):
-        raise RulesError("a command is an object with a type", code="bad_command")
-    kind = data.get("type")
-    cls = COMMANDS.get(kind) if isinstance(kind, str) else None
-    if cls is None:
-        raise RulesError(f"unknown command type {kind!r}", code="unknown_command")
-    hints = get_type_hints(cls)
-    known = {f.name for f in fields(cls)}
-    unknown = set(data) - known - {"type"}
-    if unknown:
-        raise RulesError(
-            f"unknown fields for {kind}: {', '.join(sorted(map(str, unknown)))}", code="bad_field"
-        )
-    values = {}
-    for f in fields(cls):
-        if f.name not in data:
-            if f.default is MISSING and f.default_factory is MISSING:
-                raise RulesError(f"{kind} needs {f.name}", code="missing_field", field=f.name)
-            continue
-        if f.name in ("weapons", "armour"):
-            catalogue = (weapons if f.name == "weapons" else armour) or {}
-            raw = data[f.name]
-            if not isinstance(raw, list) or len(raw) > 20:
-                raise RulesError(f"{f.name} must be a list of keys", code="bad_field")
-            items = []
-            for key in raw:
-                if not isinstance(key, str) or key not in catalogue:
-                    raise RulesError(
-                        f"no {f.name[:-1] if f.name == 'weapons' else 'armour'} "
-                        f"{key!r} in the catalogue",
-                        code="bad_field",
-                        field=f.name,
-                    )
-                items.append(catalogue[key])
-            values[f.name] = tuple(items)
-            continue
-        values[f.name] = _convert(f.name, hints[f.name], data[f.name])
+    special = {
+        "weapons": lambda raw: _catalogue_keys("weapons", raw, weapons),
+        "armour": lambda raw: _catalogue_keys("armour", raw, armour),
+    }
+    cls, values = read_command(data, COMMANDS, _convert, special)
     if "area" in values and values["area"] is not None and values["area"] not in AREAS:
         raise RulesError(f"unknown area {values['area']!r}", code="bad_field", field="area")
     return cls(**values)

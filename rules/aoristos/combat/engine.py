@@ -8,6 +8,7 @@ event)` applies one event; it never rolls, so replaying events rebuilds the stat
 import math
 from dataclasses import replace
 
+from rules import combat_kit as K
 from rules.aoristos.character import secondary
 from rules.aoristos.combat import commands as C
 from rules.aoristos.combat import events as E
@@ -28,18 +29,13 @@ from rules.aoristos.combat.state import (
 )
 from rules.aoristos.dice import Hand, Purpose, parse_hand, roll
 from rules.aoristos.success import base_threshold, test_hand
+from rules.combat_kit import check_weapons, combatant, refuse, require_open
 from rules.errors import RulesError
 from rules.errors import gettext_noop as _
 
 VIGILANCE_RANGE = 10  # p. 9: the attacker within 10 m may abort a hit
 SURVIVAL_HAND = Hand.of(2, forced=2)  # p. 14: 2B2T, no TB
 PAIN_THRESHOLD = base_threshold(1)  # p. 13: VIL against GST (6)
-
-
-def refuse(template: str, code: str = "refused", **params):
-    """Refuse a command: `template` (marked for translation, str.format placeholders) is
-    filled with `params`; the app shows it translated (RulesError.template)."""
-    raise RulesError(template.format(**params), code=code, template=template, **params)
 
 
 # Reading the state ------------------------------------------------------------------------
@@ -59,13 +55,6 @@ def in_melee(state: Encounter, c: Combatant) -> bool:
     return any(distance(c, o) <= state.house.melee_reach for o in foes(state, c))
 
 
-def combatant(state: Encounter, cid: str) -> Combatant:
-    found = state.get(cid)
-    if found is None:
-        refuse(_("no combatant {id!r} in this encounter"), "no_combatant", id=cid)
-    return found
-
-
 def effective_movement(c: Combatant) -> int:
     return F.effective_movement(c.movement, c.nerve_shock)
 
@@ -80,8 +69,7 @@ def arm_ok(c: Combatant, hand: str) -> bool:
 
 
 def require_active(state: Encounter, cid: str) -> Combatant:
-    if state.ended:
-        refuse(_("the encounter has ended"), "ended")
+    require_open(state)
     if not state.round:
         refuse(_("the fight has not started"), "not_started")
     if state.attack is not None:
@@ -93,11 +81,6 @@ def require_active(state: Encounter, cid: str) -> Combatant:
     if active is None or active.id != cid:
         refuse(_("it is not {name}'s activation"), "not_your_turn", name=c.name)
     return c
-
-
-def require_gm_setup(state: Encounter) -> None:
-    if state.ended:
-        refuse(_("the encounter has ended"), "ended")
 
 
 def not_in_melee(state: Encounter, c: Combatant, message: str) -> None:
@@ -411,14 +394,7 @@ def end_activation(state: Encounter, c: Combatant, rng) -> list:
 
 
 def decide(state: Encounter, command, rng) -> tuple:
-    handler = HANDLERS.get(type(command))
-    if handler is None:
-        refuse(_("unknown command {command}"), "unknown_command", command=type(command).__name__)
-    events = list(handler(state, command, rng))
-    after = state
-    for event in events:
-        after = evolve(after, event)
-    return tuple(events + settle(after, rng))
+    return K.decide(state, command, rng, HANDLERS, evolve, settle)
 
 
 def settle(state: Encounter, rng) -> list:
@@ -472,9 +448,8 @@ def actor_of(state: Encounter, command) -> str | None:
 
 
 def _add(state: Encounter, cmd: C.AddCombatant, rng):
-    require_gm_setup(state)
-    if not cmd.name:
-        refuse(_("a combatant needs a name"), "bad_field", field="name")
+    require_open(state)
+    who = K.newcomer(state, cmd)
     levels = {
         "physique": cmd.physique,
         "composure": cmd.composure,
@@ -490,19 +465,9 @@ def _add(state: Encounter, cmd: C.AddCombatant, rng):
     if cmd.posture not in POSTURES:
         refuse(_("unknown posture {posture!r}"), "bad_field", field="posture", posture=cmd.posture)
     weapons = tuple(cmd.weapons)
-    keys = [w.key for w in weapons]
-    if len(set(keys)) != len(keys):
-        refuse(_("a weapon is listed twice"), "bad_field", field="weapons")
-    for hand in (cmd.right, cmd.left):
-        if hand is not None and hand not in keys:
-            refuse(_("{hand!r} is not among the combatant's weapons"), "bad_field", hand=hand)
+    check_weapons(weapons, (cmd.right, cmd.left))
     new = Combatant(
-        id=f"c{state.next_id}",
-        name=cmd.name,
-        side=cmd.side or "a",
-        npc=cmd.npc,
-        character_id=cmd.character_id,
-        seat=cmd.seat,
+        **who,
         skills=skills,
         drive=derived.drive if cmd.drive is None else cmd.drive,
         toughness=derived.toughness if cmd.toughness is None else cmd.toughness,
@@ -525,7 +490,7 @@ def _add(state: Encounter, cmd: C.AddCombatant, rng):
 
 
 def _update(state: Encounter, cmd: C.UpdateCombatant, rng):
-    require_gm_setup(state)
+    require_open(state)
     combatant(state, cmd.id)  # refuses an unknown id
     changes = []
     for name in ("x", "y", "side", "aware"):
@@ -548,25 +513,11 @@ def _update(state: Encounter, cmd: C.UpdateCombatant, rng):
         if bad:
             refuse(_("unknown areas {areas}"), "bad_field", field="cover", areas=sorted(bad))
         changes.append(("cover", tuple(sorted(cmd.cover.items()))))
-    if not changes:
-        refuse(_("nothing to change"), "nothing")
-    return [E.CombatantUpdated(cmd.id, tuple(changes))]
-
-
-def _remove(state: Encounter, cmd: C.RemoveCombatant, rng):
-    require_gm_setup(state)
-    c = combatant(state, cmd.id)
-    if state.round:
-        refuse(
-            _("{name} is in the fight: once it has started, nobody leaves the encounter's list"),
-            "started",
-            name=c.name,
-        )
-    return [E.CombatantRemoved(cmd.id)]
+    return [K.updated(cmd.id, changes)]
 
 
 def _surprise(state: Encounter, cmd: C.SetSurprise, rng):
-    require_gm_setup(state)
+    require_open(state)
     if state.round:
         refuse(_("surprise is set before the fight starts"), "started")
     if cmd.hand:
@@ -575,7 +526,7 @@ def _surprise(state: Encounter, cmd: C.SetSurprise, rng):
 
 
 def _start(state: Encounter, cmd: C.StartCombat, rng):
-    require_gm_setup(state)
+    require_open(state)
     if state.round:
         refuse(_("the fight has already started"), "started")
     if len(state.combatants) < 2:
@@ -608,7 +559,7 @@ def _start(state: Encounter, cmd: C.StartCombat, rng):
 
 
 def _single(state: Encounter, cmd: C.SingleAttack, rng):
-    require_gm_setup(state)
+    require_open(state)
     if state.round:
         refuse(_("a single attack is set up instead of a fight"), "started")
     attacker = combatant(state, cmd.attacker)
@@ -639,7 +590,7 @@ def _wake(state: Encounter, cmd: C.Wake, rng):
 
 
 def _hazard(state: Encounter, cmd: C.Hazard, rng):
-    require_gm_setup(state)
+    require_open(state)
     c = combatant(state, cmd.id)
     if not c.alive:
         refuse(_("{name} is dead"), "dead", name=c.name)
@@ -1500,7 +1451,7 @@ GM_ONLY = (
 HANDLERS = {
     C.AddCombatant: _add,
     C.UpdateCombatant: _update,
-    C.RemoveCombatant: _remove,
+    C.RemoveCombatant: K.remove_combatant,
     C.SetSurprise: _surprise,
     C.StartCombat: _start,
     C.SingleAttack: _single,
@@ -1544,15 +1495,11 @@ def spend(state: Encounter, cid: str, cost: int, **changes) -> Encounter:
 def evolve(state: Encounter, event) -> Encounter:
     kind = type(event)
     if kind is E.CombatantAdded:
-        return changed(
-            state,
-            combatants=(*state.combatants, event.combatant),
-            next_id=state.next_id + 1,
-        )
+        return state.joined(event.combatant)
     if kind is E.CombatantUpdated:
         return state.put(combatant(state, event.id).with_(**dict(event.changes)))
     if kind is E.CombatantRemoved:
-        return changed(state, combatants=tuple(c for c in state.combatants if c.id != event.id))
+        return state.without(event.id)
     if kind is E.SurpriseSet:
         surprise = tuple((s, h) for s, h in state.surprise if s != event.side)
         if event.hand:

@@ -8,22 +8,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from rules.aoristos.combat.state import Combatant
+from rules.combat_kit import CombatantRemoved, CombatantUpdated  # alike in every system
 
 
 @dataclass(frozen=True)
 class CombatantAdded:
     combatant: Combatant
-
-
-@dataclass(frozen=True)
-class CombatantUpdated:
-    id: str
-    changes: tuple[tuple[str, Any], ...]
-
-
-@dataclass(frozen=True)
-class CombatantRemoved:
-    id: str
 
 
 @dataclass(frozen=True)

@@ -4,10 +4,11 @@ All frozen. Mappings are kept as tuples of pairs so values stay hashable and com
 content; `pairs_get` reads them.
 """
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Any
 
 from rules.aoristos.combat.gear import LIMBS, Armour, Weapon
+from rules.combat_kit import Roster, changed, pairs_get
 
 POSTURES = ("standing", "sitting", "lying")
 
@@ -19,37 +20,6 @@ UNARMED = Weapon(
     contact=True,
     sources=(("real", "s. 8"), ("skill", "s. 9")),
 )
-
-
-def changed(value, **changes):
-    """`value` (a frozen dataclass of this module) with some fields changed: what
-    ``dataclasses.replace`` does, without running ``__init__`` again for every field. The
-    fold applies hundreds of events, each changing a field or two of a combatant with
-    fifty, so this is most of a replay's time (bench/live.py, rebuild)."""
-    unknown = changes.keys() - _field_names(type(value))
-    if unknown:
-        raise TypeError(f"{type(value).__name__} has no field {sorted(unknown)[0]!r}")
-    new = object.__new__(type(value))
-    new.__dict__.update(value.__dict__)
-    new.__dict__.update(changes)
-    return new
-
-
-_FIELD_NAMES: dict[type, frozenset[str]] = {}
-
-
-def _field_names(cls: type) -> frozenset[str]:
-    names = _FIELD_NAMES.get(cls)
-    if names is None:
-        names = _FIELD_NAMES[cls] = frozenset(f.name for f in fields(cls))
-    return names
-
-
-def pairs_get(pairs: tuple[tuple[str, Any], ...], key: str, default: Any = None) -> Any:
-    for name, value in pairs:
-        if name == key:
-            return value
-    return default
 
 
 def pairs_set(pairs: tuple[tuple[str, Any], ...], key: str, value: Any) -> tuple:
@@ -227,7 +197,7 @@ class Escape:
 
 
 @dataclass(frozen=True)
-class Encounter:
+class Encounter(Roster):
     name: str = ""
     house: HouseRules = field(default_factory=HouseRules)
     combatants: tuple[Combatant, ...] = ()
@@ -242,12 +212,6 @@ class Encounter:
     ended: bool = False
     next_id: int = 1
 
-    def get(self, cid: str) -> Combatant | None:
-        for combatant in self.combatants:
-            if combatant.id == cid:
-                return combatant
-        return None
-
     @property
     def waiting(self) -> bool:
         """Something must be answered before anyone acts on: an attack, a reaction, an
@@ -260,8 +224,6 @@ class Encounter:
             return self.get(self.order[self.turn])
         return None
 
-    def put(self, combatant: Combatant) -> "Encounter":
-        return changed(
-            self,
-            combatants=tuple(combatant if c.id == combatant.id else c for c in self.combatants),
-        )
+
+# The values a stored log holds inside events and commands, by name (for the codec).
+VALUE_TYPES = {cls.__name__: cls for cls in (Combatant, Extended, Reaction, Escape, Weapon, Armour)}

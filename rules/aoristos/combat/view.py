@@ -6,7 +6,6 @@ stats, its dice totals).
 """
 
 import json
-from fractions import Fraction
 from itertools import combinations
 
 from rules.aoristos.combat import commands as C
@@ -15,16 +14,9 @@ from rules.aoristos.combat import events as E
 from rules.aoristos.combat import figures as F
 from rules.aoristos.combat.gear import LIMBS
 from rules.aoristos.combat.state import POSTURES, UNARMED, Combatant, Encounter, PendingAttack
+from rules.combat_kit import GM_VIEW, LowestDice, percent, sees_numbers, why_of
 from rules.engine import Viewer, encode
 from rules.errors import RulesError
-
-
-def sees_numbers(c: Combatant | None, viewer: Viewer) -> bool:
-    return viewer.is_gm or (c is not None and not c.npc)
-
-
-def percent(p: Fraction) -> float:
-    return round(float(p) * 100, 1)
 
 
 def combatant_view(state: Encounter, c: Combatant, viewer: Viewer) -> dict:
@@ -226,16 +218,10 @@ def action(key: str, cost, command: dict, *, why=None, **extra) -> dict:
     return {"key": key, "cost": cost, "command": command, "enabled": not why, **reason, **extra}
 
 
-def why_of(why) -> dict:
-    if isinstance(why, RulesError):
-        return {"why": str(why), "why_template": why.template, "why_params": why.params}
-    return {"why": why or "", "why_template": "", "why_params": {}}
-
-
 def try_cost(state: Encounter, command) -> tuple[int | None, RulesError | None]:
     """What a command would cost now, or why it cannot be given."""
     try:
-        events = X.decide(state, command, _NoDice())
+        events = X.decide(state, command, LowestDice())
     except RulesError as error:
         return None, error
     cost = 0
@@ -244,13 +230,6 @@ def try_cost(state: Encounter, command) -> tuple[int | None, RulesError | None]:
         if isinstance(event, E.ExtendedStarted):
             return event.paid + event.remaining, None
     return cost, None
-
-
-class _NoDice:
-    """Costs do not depend on dice: trying a command for its cost rolls only ones."""
-
-    def randint(self, a, b):
-        return a
 
 
 def actions(state: Encounter, c: Combatant) -> list[dict]:
@@ -333,9 +312,6 @@ def actions(state: Encounter, c: Combatant) -> list[dict]:
         )
     out.append(action("end_activation", 0, {"type": "end_activation", "id": c.id}))
     return out
-
-
-GM_VIEW = Viewer(is_gm=True)
 
 
 def attack_preview(state: Encounter, cmd: C.Attack, viewer: Viewer = GM_VIEW) -> dict:

@@ -5,18 +5,17 @@ Modules: ``state`` (the encounter's values), ``commands``, ``events``, ``engine`
 (`decide` and `evolve`; its docstring states the readings where the excerpt is silent)
 and ``view`` (what each viewer sees, prompts, previews and log lines). Damage, the
 serious-injury table and bleeding are `rules.phobia.injuries`'; tests and odds
-`rules.phobia.success`'.
+`rules.phobia.success`'. What every system's engine does alike (the roster, reading
+commands, the engine object) is `rules.combat_kit`'s.
 """
 
 from collections.abc import Mapping
 from typing import Any
 
-from rules.engine import Viewer
-from rules.errors import RulesError
+from rules.combat_kit import SystemCombat, character_command, house_values
 from rules.errors import gettext_noop as _
 from rules.phobia.combat import commands, engine, events, state, view
 from rules.phobia.combat.state import ATTRIBUTE_KEYS, Encounter, HouseRules
-from rules.phobia.combat.view import GM_VIEW
 from rules.phobia.injuries import DEFAULT_COLUMNS, DEFAULT_PER_ROW
 
 __all__ = ["ENGINE", "HOUSE_RULES", "PhobiaCombat", "commands", "engine", "events", "state", "view"]
@@ -122,29 +121,9 @@ HOUSE_RULES = (
         ),
     },
 )
-_RULES = {rule["key"]: rule for rule in HOUSE_RULES}
 
 
-def _house_value(key: str, raw: Any) -> Any:
-    rule = _RULES[key]
-    if rule["kind"] == "bool":
-        if not isinstance(raw, bool):
-            raise RulesError(f"{key} must be yes or no")
-        return raw
-    if rule["kind"] == "choice":
-        if raw not in {value for value, _label in rule["choices"]}:
-            raise RulesError(f"{key} must be one of {', '.join(v for v, _ in rule['choices'])}")
-        return raw
-    if isinstance(raw, float) and raw.is_integer():
-        raw = int(raw)  # a form's number field
-    if isinstance(raw, bool) or not isinstance(raw, int):
-        raise RulesError(f"{key} must be a whole number")
-    if not rule["minimum"] <= raw <= rule["maximum"]:
-        raise RulesError(f"{key} must be {rule['minimum']}-{rule['maximum']}")
-    return raw
-
-
-class PhobiaCombat:
+class PhobiaCombat(SystemCombat):
     """The Phobia engine (see rules.engine.CombatEngine)."""
 
     system = "phobia"
@@ -153,35 +132,12 @@ class PhobiaCombat:
         **events.EVENT_TYPES,
         **events.VALUE_TYPES,
         **commands.COMMAND_TYPES,
-        **{
-            cls.__name__: cls
-            for cls in (
-                state.Combatant,
-                state.Weapon,
-                state.Armour,
-                state.AimedShot,
-                state.Injury,
-                state.Ongoing,
-            )
-        },
+        **state.VALUE_TYPES,
     }
 
-    def house_rules(self):
-        return HOUSE_RULES
-
     def new_state(self, house_rules: Mapping[str, Any] | None = None, name: str = "") -> Encounter:
-        values = {
-            key: _house_value(key, raw)
-            for key, raw in dict(house_rules or {}).items()
-            if key in _RULES
-        }
+        values = house_values(HOUSE_RULES, house_rules, "{key} must be {minimum}-{maximum}")
         return Encounter(name=name, house=HouseRules(**values))
-
-    def parse_command(self, data, *, weapons=None, armour=None):
-        return commands.parse_command(data, weapons=weapons, armour=armour)
-
-    def actor_of(self, encounter: Encounter, command) -> str | None:
-        return engine.actor_of(encounter, command)
 
     def timeout_actor(self, encounter: Encounter, command) -> str | None:
         """Once the target has let an attack wait too long, its attacker may answer for
@@ -190,18 +146,6 @@ class PhobiaCombat:
         if isinstance(command, commands.Pass) and pending and command.id == pending.target:
             return pending.attacker
         return None
-
-    def decide(self, encounter: Encounter, command, rng):
-        return engine.decide(encounter, command, rng)
-
-    def evolve(self, encounter: Encounter, event) -> Encounter:
-        return engine.evolve(encounter, event)
-
-    def view(self, encounter: Encounter, viewer: Viewer) -> dict:
-        return view.view(encounter, viewer)
-
-    def describe(self, encounter: Encounter, events_, viewer: Viewer) -> list[dict]:
-        return view.describe(encounter, events_, viewer)
 
     def damage_sheet(
         self, encounter: Encounter | None, character_id: int, house: Mapping[str, Any]
@@ -212,23 +156,12 @@ class PhobiaCombat:
         data for the engine's ``_damage_sheet.html`` (see `view.damage_sheet`)."""
         return view.damage_sheet(encounter, character_id, house)
 
-    def preview(self, encounter: Encounter, command, viewer: Viewer = GM_VIEW) -> dict:
-        if not isinstance(command, commands.Attack):
-            raise RulesError("only attacks have a preview")
-        return view.attack_preview(encounter, command, viewer)
-
-    def catalogue(self) -> dict[str, dict]:
-        """The excerpt lists no weapons or armour: the campaign's own entries only."""
-        return {"weapon": {}, "armour": {}}
-
     def body_of(self, encounter: Encounter, character_id: int) -> dict | None:
         """A campaign character's body in this encounter, as the `carried` field of its
         add_combatant in the next one: None when it is not here, {} when it is unhurt. A new fight
         goes on from the wounds of the last (the GM lets time pass in it first)."""
-        for c in encounter.combatants:
-            if c.character_id == character_id:
-                return engine.body_of(c, encounter.seconds, encounter.name)
-        return None
+        c = encounter.of_character(character_id)
+        return None if c is None else engine.body_of(c, encounter.seconds, encounter.name)
 
     def catalogue_fields(self) -> dict[str, list[dict]]:
         """The campaign catalogue's forms as data (the app builds them): per kind, each
@@ -257,14 +190,6 @@ class PhobiaCombat:
             ],
         }
 
-    def item_from_dict(self, kind: str, data):
-        """A campaign's own catalogue entry from its stored JSON; RulesError if malformed."""
-        if kind == "weapon":
-            return commands.weapon_from_dict(data)
-        if kind == "armour":
-            return commands.armour_from_dict(data)
-        raise RulesError(f"unknown catalogue kind {kind!r}")
-
     def character_block(
         self, *, name: str, levels: Mapping[str, int], derived: Mapping[str, int | None]
     ) -> dict:
@@ -272,17 +197,15 @@ class PhobiaCombat:
         attribute and skill, `Character.values()`), `derived` its derived values by key
         (`{d.key: d.value for d in system.derived(...)}`: turn_order, shock_value,
         movement). A Turordning not rolled yet (None) is refused when the block is added."""
-        block = {
-            "type": "add_combatant",
-            "name": name[:100],
-            "npc": False,
+        block = character_command(
+            name,
             **{key: int(levels[key]) for key in ATTRIBUTE_KEYS if key in levels},
-            "skills": {
+            skills={
                 key: int(value)
                 for key, value in levels.items()
                 if key not in ATTRIBUTE_KEYS and value
             },
-        }
+        )
         for key in ("turn_order", "shock_value", "movement", "calm"):
             if derived.get(key) is not None:
                 block[key] = int(derived[key])
@@ -291,4 +214,4 @@ class PhobiaCombat:
         return block
 
 
-ENGINE = PhobiaCombat()
+ENGINE = PhobiaCombat(commands, engine, view, HOUSE_RULES)

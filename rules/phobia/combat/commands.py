@@ -6,15 +6,12 @@ are refused with a RulesError naming the field. Weapons and armour of an
 one weapon may also come as flat `weapon_*` fields (a form's).
 """
 
-import math
-from dataclasses import MISSING, dataclass, fields
-from typing import Any, get_args, get_origin, get_type_hints
+from dataclasses import dataclass
+from typing import Any
 
-from rules.engine import MAX_ID
-from rules.errors import RulesError
+from rules.combat_kit import FieldReader, RemoveCombatant, bad, read_command, stat_block_fields
 from rules.phobia.combat.state import AREAS, DAMAGE_TYPES, RESPONSES, Armour, Weapon
 
-MAX_TEXT = 100
 MAX_KEY = 40
 MAX_METRES = 1000.0
 
@@ -77,11 +74,6 @@ class UpdateCombatant:
     cover: dict | None = None  # protection per area as the pages' forms post it (cover_<area>)
     turn_order_modifier: int | None = None
     modifier: int | None = None
-
-
-@dataclass(frozen=True)
-class RemoveCombatant:
-    id: str
 
 
 @dataclass(frozen=True)
@@ -235,60 +227,18 @@ GM_ONLY = (
 )
 
 
-def bad(name: str, message: str) -> RulesError:
-    return RulesError(message, code="bad_field", field=name)
+def _value_entry(name: str, key: Any, item: Any) -> tuple[str, int]:
+    """One item of a dict field: a skill's value, an area's protection."""
+    if isinstance(item, float) and item.is_integer():
+        item = int(item)
+    if isinstance(item, bool) or not isinstance(item, int) or not 0 <= item <= 99:
+        raise bad(name, f"{name}.{key} must be a whole number 0-99")
+    if not isinstance(key, str) or not key.strip() or len(key) > MAX_KEY:
+        raise bad(name, f"{name} has a bad key {key!r}")
+    return key.strip(), item
 
 
-
-def _convert(name: str, kind: Any, value: Any) -> Any:
-    origin = get_origin(kind)
-    args = get_args(kind)
-    if origin is not None and type(None) in args:  # X | None
-        if value is None:
-            return None
-        inner = [a for a in args if a is not type(None)]
-        return _convert(name, inner[0], value)
-    if kind is bool:
-        if isinstance(value, int) and not isinstance(value, bool) and value in (0, 1):
-            return bool(value)  # a query string's aim=1
-        if not isinstance(value, bool):
-            raise bad(name, f"{name} must be true or false")
-        return value
-    if kind is int:
-        if isinstance(value, float) and value.is_integer():
-            value = int(value)
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise bad(name, f"{name} must be a whole number")
-        low, high = (1, MAX_ID) if name == "character_id" else (-1000, 1000)
-        if not low <= value <= high:
-            raise bad(name, f"{name} is out of range")
-        return value
-    if kind is float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise bad(name, f"{name} must be a number")
-        if not math.isfinite(value) or abs(value) > MAX_METRES:
-            raise bad(name, f"{name} is out of range")
-        return round(float(value), 2)
-    if kind is str:
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            value = str(value)  # a form's number-looking text
-        if not isinstance(value, str) or len(value) > MAX_TEXT:
-            raise bad(name, f"{name} must be text (at most {MAX_TEXT} characters)")
-        return value.strip()
-    if kind is dict:
-        if not isinstance(value, dict) or len(value) > 40:
-            raise bad(name, f"{name} must be an object")
-        out = {}
-        for key, item in value.items():
-            if isinstance(item, float) and item.is_integer():
-                item = int(item)
-            if isinstance(item, bool) or not isinstance(item, int) or not 0 <= item <= 99:
-                raise bad(name, f"{name}.{key} must be a whole number 0-99")
-            if not isinstance(key, str) or not key.strip() or len(key) > MAX_KEY:
-                raise bad(name, f"{name} has a bad key {key!r}")
-            out[key.strip()] = item
-        return out
-    raise bad(name, f"{name} cannot be given here")
+_convert = FieldReader(max_number=MAX_METRES, entry=_value_entry)
 
 
 def weapon_from_dict(data: Any) -> Weapon:
@@ -339,52 +289,10 @@ def armour_from_dict(data: Any) -> Armour:
     return Armour(key, name, tuple(sorted(dict(areas).items())))
 
 
-def _items(name: str, raw: Any, catalogue, from_dict) -> tuple:
-    if not isinstance(raw, (list, tuple)) or len(raw) > 20:
-        raise bad(name, f"{name} must be a list")
-    items = []
-    for entry in raw:
-        if isinstance(entry, (Weapon, Armour)):
-            items.append(entry)
-        elif isinstance(entry, dict):
-            items.append(from_dict(entry))
-        elif isinstance(entry, str) and catalogue is not None and entry in catalogue:
-            item = catalogue[entry]
-            items.append(item if isinstance(item, (Weapon, Armour)) else from_dict(item))
-        else:
-            raise bad(name, f"no {name} {entry!r} in the catalogue")
-    return tuple(items)
-
-
 def parse_command(data: Any, *, weapons=None, armour=None) -> Any:
     """A command from `{"type": "attack", "id": "c1", ...}`."""
-    if not isinstance(data, dict):
-        raise RulesError("a command is an object with a type", code="bad_command")
-    kind = data.get("type")
-    cls = COMMANDS.get(kind) if isinstance(kind, str) else None
-    if cls is None:
-        raise RulesError(f"unknown command type {kind!r}", code="unknown_command")
-    hints = get_type_hints(cls)
-    known = {f.name for f in fields(cls)}
-    unknown = set(data) - known - {"type"}
-    if unknown:
-        raise RulesError(
-            f"unknown fields for {kind}: {', '.join(sorted(map(str, unknown)))}", code="bad_field"
-        )
-    values = {}
-    for f in fields(cls):
-        if f.name not in data:
-            if f.default is MISSING and f.default_factory is MISSING:
-                raise RulesError(f"{kind} needs {f.name}", code="missing_field", field=f.name)
-            continue
-        if cls is AddCombatant and f.name == "weapons":
-            values["weapons"] = _items("weapons", data["weapons"], weapons, weapon_from_dict)
-        elif cls is AddCombatant and f.name == "armour":
-            values["armour"] = _items("armour", data["armour"], armour, armour_from_dict)
-        elif cls is AddCombatant and f.name == "carried":
-            values["carried"] = data["carried"]  # read strictly when decided (carried_body)
-        else:
-            values[f.name] = _convert(f.name, hints[f.name], data[f.name])
+    gear = stat_block_fields(weapons, armour, weapon_from_dict, armour_from_dict, (Weapon, Armour))
+    cls, values = read_command(data, COMMANDS, _convert, gear)
     if values.get("area") is not None and values["area"] not in AREAS:
         raise bad("area", f"unknown area {values['area']!r}")
     for name in ("protection", "cover"):

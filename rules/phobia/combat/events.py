@@ -5,8 +5,8 @@ of its events. Each event names its combatants by id.
 """
 
 from dataclasses import dataclass
-from typing import Any
 
+from rules.combat_kit import CombatantRemoved, CombatantUpdated  # alike in every system
 from rules.phobia.combat.state import Combatant, Injury
 from rules.phobia.injuries import Bleeding
 
@@ -55,17 +55,6 @@ class LossRolled:
 @dataclass(frozen=True)
 class CombatantAdded:
     combatant: Combatant
-
-
-@dataclass(frozen=True)
-class CombatantUpdated:
-    id: str
-    changes: tuple[tuple[str, Any], ...]
-
-
-@dataclass(frozen=True)
-class CombatantRemoved:
-    id: str
 
 
 @dataclass(frozen=True)

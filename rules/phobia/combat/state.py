@@ -3,8 +3,9 @@ encounter itself. All frozen; mappings are tuples of pairs, so values compare by
 and survive the JSON codec of `rules.engine` unchanged.
 """
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 
+from rules.combat_kit import Roster, changed, pairs_get
 from rules.phobia.injuries import DEFAULT_COLUMNS, DEFAULT_PER_ROW, Bleeding
 
 AREAS = ("face", "skull", "neck", "arm", "chest", "belly", "groin", "leg")  # lines 944-1004
@@ -23,34 +24,6 @@ ATTRIBUTE_KEYS = (
 )
 RESPONSES = ("defend", "cover", "flee", "shoot_back")  # lines 771-804
 MOVE_MODES = ("", "move", "run", "sprint")  # lines 261-271
-
-
-def changed(value, **changes):
-    """`value` (a frozen dataclass) with some fields changed, without running __init__."""
-    unknown = changes.keys() - _field_names(type(value))
-    if unknown:
-        raise TypeError(f"{type(value).__name__} has no field {sorted(unknown)[0]!r}")
-    new = object.__new__(type(value))
-    new.__dict__.update(value.__dict__)
-    new.__dict__.update(changes)
-    return new
-
-
-_FIELD_NAMES: dict[type, frozenset[str]] = {}
-
-
-def _field_names(cls: type) -> frozenset[str]:
-    names = _FIELD_NAMES.get(cls)
-    if names is None:
-        names = _FIELD_NAMES[cls] = frozenset(f.name for f in fields(cls))
-    return names
-
-
-def pairs_get(pairs, key, default=None):
-    for name, value in pairs:
-        if name == key:
-            return value
-    return default
 
 
 @dataclass(frozen=True)
@@ -229,7 +202,7 @@ class Pending:
 
 
 @dataclass(frozen=True)
-class Encounter:
+class Encounter(Roster):
     name: str = ""
     house: HouseRules = field(default_factory=HouseRules)
     combatants: tuple[Combatant, ...] = ()
@@ -241,14 +214,8 @@ class Encounter:
     ended: bool = False
     next_id: int = 1
 
-    def get(self, cid: str | None) -> Combatant | None:
-        for combatant in self.combatants:
-            if combatant.id == cid:
-                return combatant
-        return None
 
-    def put(self, combatant: Combatant) -> "Encounter":
-        return changed(
-            self,
-            combatants=tuple(combatant if c.id == combatant.id else c for c in self.combatants),
-        )
+# The values a stored log holds inside events and commands, by name (for the codec).
+VALUE_TYPES = {
+    cls.__name__: cls for cls in (Combatant, Weapon, Armour, AimedShot, Injury, Ongoing)
+}

@@ -6,9 +6,10 @@ never its values, boxes, difficulties or dice.
 """
 
 from collections.abc import Mapping
-from fractions import Fraction
 from typing import Any
 
+from rules import combat_kit as K
+from rules.combat_kit import GM_VIEW, mine, name_of, percent, sees_numbers, why_of
 from rules.engine import Viewer, encode
 from rules.errors import RulesError
 from rules.phobia.character import ATTRIBUTE_TERMS, DERIVED_TERMS, SKILL_TERMS
@@ -27,8 +28,6 @@ from rules.phobia.injuries import (
     row_difficulty,
 )
 from rules.phobia.success import odds
-
-GM_VIEW = Viewer(is_gm=True)
 
 # Game terms, Swedish on every page.
 STAT_NAMES = {term.key: term.abbr or term.swedish for term in ATTRIBUTE_TERMS}
@@ -54,14 +53,6 @@ SIDE_NAMES = {"left": "vänster", "right": "höger"}
 
 def stat_name(key: str) -> str:
     return STAT_NAMES.get(key, key)
-
-
-def sees_numbers(c: Combatant | None, viewer: Viewer) -> bool:
-    return viewer.is_gm or (c is not None and not c.npc)
-
-
-def percent(p: Fraction) -> float:
-    return round(float(p) * 100, 1)
 
 
 def clock(seconds: int) -> str:
@@ -110,9 +101,7 @@ def damage_sheet(state: Encounter | None, character_id: int, house: Mapping[str,
     one every box is empty. The sheet is the character's own: its numbers show."""
     cols = int(house.get("damage_columns", DEFAULT_COLUMNS))
     per = int(house.get("row_difficulty", DEFAULT_PER_ROW))
-    found = None
-    if state is not None:
-        found = next((c for c in state.combatants if c.character_id == character_id), None)
+    found = state.of_character(character_id) if state is not None else None
     c = found or Combatant(id="", name="")  # no fight yet: nothing taken
     sections = [
         damage_section("trauma", c.trauma, cols, per),
@@ -308,25 +297,12 @@ def pending_view(state: Encounter, viewer: Viewer) -> dict | None:
     return data
 
 
-class _Ones:
-    """Trying a command for whether it is allowed: every die shows 1."""
-
-    def randint(self, a, b):
-        return a
-
-
 def refusal(state: Encounter, command) -> RulesError | None:
     try:
-        X.decide(state, command, _Ones())
+        X.decide(state, command, K.LowestDice())
     except RulesError as error:
         return error
     return None
-
-
-def why_of(why) -> dict:
-    if isinstance(why, RulesError):
-        return {"why": str(why), "why_template": why.template, "why_params": why.params}
-    return {"why": why or "", "why_template": "", "why_params": {}}
 
 
 def response_options(state: Encounter, c: Combatant, viewer: Viewer) -> list[dict]:
@@ -365,10 +341,6 @@ def response_plan(state: Encounter, c: Combatant, kind: str) -> tuple[str, tuple
         return skill, X.response_parts(state, c, base)
     weapon = X.shoot_back_weapon(c, "")
     return weapon.skill, X.response_parts(state, c, state.house.attack_difficulty)
-
-
-def mine(c: Combatant, viewer: Viewer) -> bool:
-    return viewer.is_gm or c.id in viewer.controls
 
 
 def prompts(state: Encounter, viewer: Viewer) -> list[dict]:
@@ -503,14 +475,8 @@ def attack_preview(state: Encounter, cmd: C.Attack, viewer: Viewer = GM_VIEW) ->
     """Before an attack is sent: its difficulty and the exact chance to hit
     (rules.phobia.success.odds), and the damage; against a visible target the chance of a
     serious injury (damage after protection above Chockvärde, line 830)."""
-    attacker = state.get(cmd.id)
-    target = state.get(cmd.target)
     try:
-        if attacker is None or target is None:
-            raise RulesError("no such combatant")
-        weapon = attacker.weapon(cmd.weapon)
-        if weapon is None:
-            raise RulesError(f"{attacker.name} has no weapon {cmd.weapon!r}")
+        attacker, target, weapon = K.attack_parties(state, cmd)
         if cmd.aim and not weapon.ranged:
             raise RulesError("only a ranged weapon aims")
         if cmd.aim and attacker.current_to // 2 <= 0:
@@ -597,31 +563,15 @@ def test_line(test: E.Test, visible: bool) -> dict:
 def describe(state: Encounter, events, viewer: Viewer) -> list[dict]:
     """The log lines of one record's events, as this viewer may read them (`state`: the
     encounter before them)."""
-    lines = []
-    for event in events:
-        lines.append(describe_one(state, event, viewer))
-        state = X.evolve(state, event)
-    return lines
-
-
-def name_of(state: Encounter, cid: str | None) -> str:
-    c = state.get(cid)
-    return c.name if c is not None else ""
+    return K.log_lines(state, events, viewer, describe_one, X.evolve)
 
 
 def describe_one(state: Encounter, event, viewer: Viewer) -> dict:
-    kind = type(event).__name__
-    if kind == "CombatantAdded":
-        c = event.combatant
-        carried = bool(X.body_of(c, state.seconds))
-        return {"kind": kind, "id": c.id, "name": c.name, "npc": c.npc, "side": c.side,
-                "carried": carried}
+    if isinstance(event, E.CombatantAdded):
+        return K.joined_line(event.combatant, bool(X.body_of(event.combatant, state.seconds)))
     data = encode(event)
     data.pop("_")
-    line = {"kind": kind}
-    for field in ("id", "attacker", "target", "source"):
-        if isinstance(data.get(field), str) and data[field]:
-            line[f"{field}_name"] = name_of(state, data[field])
+    line = K.event_line(state, event)
     subject = state.get(data.get("id") or data.get("attacker"))
     visible = sees_numbers(subject, viewer)
     if isinstance(event, E.RoundStarted):

@@ -4,19 +4,18 @@ state machine, behind the rule-system engine interface of `rules.engine`.
 Modules: ``state`` (the encounter's values), ``commands``, ``events``, ``engine``
 (`decide` and `evolve`; its docstring states the readings where the excerpt is silent)
 and ``view`` (what each viewer sees, prompts, previews and log lines). Rolls are
-`rules.t10.rolls`'; a character's values `rules.t10.character`'s.
+`rules.t10.rolls`'; a character's values `rules.t10.character`'s. What every system's
+engine does alike (the roster, reading commands, the engine object) is `rules.combat_kit`'s.
 """
 
 from collections.abc import Mapping
 from typing import Any
 
-from rules.engine import Viewer
-from rules.errors import RulesError
+from rules.combat_kit import SystemCombat, character_command, house_values
 from rules.errors import gettext_noop as _
 from rules.t10 import character
 from rules.t10.combat import commands, engine, events, state, view
 from rules.t10.combat.state import Encounter, HouseRules
-from rules.t10.combat.view import GM_VIEW
 
 __all__ = ["ENGINE", "HOUSE_RULES", "T10Combat", "commands", "engine", "events", "state", "view"]
 
@@ -28,7 +27,7 @@ HOUSE_RULES = (
         "default": 2,
         "minimum": 1,
         "maximum": 20,
-        "rule": "Action points (the sheet's action page)",
+        "rule": "Action points",
         "help": _("The excerpt's action costs are on the character sheet's action page, "
                   "which it lacks."),
     },
@@ -39,7 +38,7 @@ HOUSE_RULES = (
         "default": 3,
         "minimum": 0,
         "maximum": 10,
-        "rule": "Spara action points (the grenade example)",
+        "rule": "Spara action points",
         "help": _("Johan spends 3 of his saved AP to throw himself into cover."),
     },
     {
@@ -49,7 +48,7 @@ HOUSE_RULES = (
         "default": -2,
         "minimum": -10,
         "maximum": 0,
-        "rule": "Spara action points (the grenade example)",
+        "rule": "Spara action points",
         "help": _("The excerpt says cover saves Johan from the explosion, not what it does "
                   "against a shot; an explosive does no damage to a target in cover."),
     },
@@ -70,7 +69,7 @@ HOUSE_RULES = (
         "default": 10,
         "minimum": 1,
         "maximum": 30,
-        "rule": "Utmattning och skada: only medical care heals Skada",
+        "rule": "Utmattning och skada",
         "help": _("Paid across rounds when dearer than the AP left."),
     },
     {
@@ -80,7 +79,7 @@ HOUSE_RULES = (
         "default": 1,
         "minimum": 0,
         "maximum": 10,
-        "rule": "Utmattning och skada: only medical care heals Skada",
+        "rule": "Utmattning och skada",
         "help": _("The excerpt does not say how medical care works."),
     },
     {
@@ -90,25 +89,13 @@ HOUSE_RULES = (
         "default": 2,
         "minimum": 0,
         "maximum": 10,
-        "rule": "Utmattning och skada: smärtstillande",
+        "rule": "Utmattning och skada",
         "help": _("With painkillers Utmattning may fall below Skada."),
     },
 )
-_RULES = {rule["key"]: rule for rule in HOUSE_RULES}
 
 
-def _house_value(key: str, raw: Any) -> int:
-    rule = _RULES[key]
-    if isinstance(raw, float) and raw.is_integer():
-        raw = int(raw)  # a form's number field
-    if isinstance(raw, bool) or not isinstance(raw, int):
-        raise RulesError(f"{key} must be a whole number")
-    if not rule["minimum"] <= raw <= rule["maximum"]:
-        raise RulesError(f"{key} must be {rule['minimum']} to {rule['maximum']}")
-    return raw
-
-
-class T10Combat:
+class T10Combat(SystemCombat):
     """The T10 engine (see rules.engine.CombatEngine)."""
 
     system = "t10"
@@ -117,35 +104,12 @@ class T10Combat:
         **events.EVENT_TYPES,
         **events.VALUE_TYPES,
         **commands.COMMAND_TYPES,
-        **{
-            cls.__name__: cls
-            for cls in (
-                state.Combatant,
-                state.Weapon,
-                state.Armour,
-                state.Begun,
-                state.Reaction,
-                state.Pending,
-            )
-        },
+        **state.VALUE_TYPES,
     }
 
-    def house_rules(self):
-        return HOUSE_RULES
-
     def new_state(self, house_rules: Mapping[str, Any] | None = None, name: str = "") -> Encounter:
-        values = {
-            key: _house_value(key, raw)
-            for key, raw in dict(house_rules or {}).items()
-            if key in _RULES
-        }
+        values = house_values(HOUSE_RULES, house_rules, "{key} must be {minimum} to {maximum}")
         return Encounter(name=name, house=HouseRules(**values))
-
-    def parse_command(self, data, *, weapons=None, armour=None):
-        return commands.parse_command(data, weapons=weapons, armour=armour)
-
-    def actor_of(self, encounter: Encounter, command) -> str | None:
-        return engine.actor_of(encounter, command)
 
     def timeout_actor(self, encounter: Encounter, command) -> str | None:
         """Once a combatant with saved AP has let an attack wait too long, the attacker
@@ -159,23 +123,6 @@ class T10Combat:
             return pending.attacker
         return None
 
-    def decide(self, encounter: Encounter, command, rng):
-        return engine.decide(encounter, command, rng)
-
-    def evolve(self, encounter: Encounter, event) -> Encounter:
-        return engine.evolve(encounter, event)
-
-    def view(self, encounter: Encounter, viewer: Viewer) -> dict:
-        return view.view(encounter, viewer)
-
-    def describe(self, encounter: Encounter, events_, viewer: Viewer) -> list[dict]:
-        return view.describe(encounter, events_, viewer)
-
-    def preview(self, encounter: Encounter, command, viewer: Viewer = GM_VIEW) -> dict:
-        if not isinstance(command, commands.Attack):
-            raise RulesError("only attacks have a preview")
-        return view.attack_preview(encounter, command, viewer)
-
     def damage_sheet(
         self, encounter: Encounter | None, character_id: int, house: Mapping[str, Any]
     ) -> dict:
@@ -184,18 +131,12 @@ class T10Combat:
         Plain data for the engine's ``_damage_sheet.html`` (see `view.damage_sheet`)."""
         return view.damage_sheet(encounter, character_id, house)
 
-    def catalogue(self) -> dict[str, dict]:
-        """The excerpt lists no weapons or armour: the campaign's own entries only."""
-        return {"weapon": {}, "armour": {}}
-
     def body_of(self, encounter: Encounter, character_id: int) -> dict | None:
         """A campaign character's body in this encounter, as the `carried` field of its
         add_combatant in the next one: None when it is not here, {} when it is unhurt
         (Utmattning and Skada 0)."""
-        for c in encounter.combatants:
-            if c.character_id == character_id:
-                return engine.body_of(c, encounter.name)
-        return None
+        c = encounter.of_character(character_id)
+        return None if c is None else engine.body_of(c, encounter.name)
 
     def catalogue_fields(self) -> dict[str, list[dict]]:
         """The campaign catalogue's forms as data (the app builds them): per kind, each
@@ -237,14 +178,6 @@ class T10Combat:
             ],
         }
 
-    def item_from_dict(self, kind: str, data):
-        """A campaign's own catalogue entry from its stored JSON; RulesError if malformed."""
-        if kind == "weapon":
-            return commands.weapon_from_dict(data)
-        if kind == "armour":
-            return commands.armour_from_dict(data)
-        raise RulesError(f"unknown catalogue kind {kind!r}")
-
     def character_block(
         self, *, name: str, levels: Mapping[str, int], derived: Mapping[str, int | None]
     ) -> dict:
@@ -252,15 +185,12 @@ class T10Combat:
         `rules.t10.character`'s keys (abilities, skills, Initiativ); the block's skills
         are every skill's effective bonus (`character.bonus`: the skill's, else its
         ability's). `derived` (AP per round) is not needed: AP are 10 − Utmattning."""
-        block: dict = {
-            "type": "add_combatant",
-            "name": name[:100],
-            "npc": False,
-            "initiative": int(levels.get(character.INITIATIVE.key, 0) or 0),
+        return character_command(
+            name,
+            initiative=int(levels.get(character.INITIATIVE.key, 0) or 0),
             **{key: int(levels.get(key, 0) or 0) for key in commands.ABILITY_KEYS},
-            "skills": {key: character.bonus(levels, key) for key in commands.SKILL_KEYS},
-        }
-        return block
+            skills={key: character.bonus(levels, key) for key in commands.SKILL_KEYS},
+        )
 
 
-ENGINE = T10Combat()
+ENGINE = T10Combat(commands, engine, view, HOUSE_RULES)

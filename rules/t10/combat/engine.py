@@ -83,6 +83,8 @@ The fight (the text, and how this engine reads it):
 
 import math
 
+from rules import combat_kit as K
+from rules.combat_kit import MAX_TEXT, check_weapons, combatant, out_of_range, refuse, require_open
 from rules.errors import RulesError
 from rules.errors import gettext_noop as _
 from rules.t10 import character
@@ -117,16 +119,6 @@ MAX_MODIFIER = 10
 MAX_SCORE = 99  # Utmattning and Skada as entered
 
 
-def refuse(template: str, code: str = "refused", **params):
-    """Refuse a command: `template` (marked for translation, str.format placeholders)
-    filled with `params`; the app shows it translated (RulesError.template)."""
-    raise RulesError(template.format(**params), code=code, template=template, **params)
-
-
-def out_of_range(field: str, low, high):
-    refuse(_("{field} must be {low} to {high}"), "bad_field", field=field, low=low, high=high)
-
-
 def fold(state: Encounter, events) -> Encounter:
     for event in events:
         state = evolve(state, event)
@@ -134,18 +126,6 @@ def fold(state: Encounter, events) -> Encounter:
 
 
 # Reading the state ---------------------------------------------------------------------------
-
-
-def combatant(state: Encounter, cid: str | None) -> Combatant:
-    found = state.get(cid)
-    if found is None:
-        refuse(_("no combatant {id!r} in this encounter"), "no_combatant", id=cid)
-    return found
-
-
-def require_open(state: Encounter) -> None:
-    if state.ended:
-        refuse(_("the encounter has ended"), "ended")
 
 
 def require_quiet(state: Encounter) -> None:
@@ -626,25 +606,14 @@ def reaction_events(state: Encounter, reaction: Reaction, rng) -> list:
 
 
 def decide(state: Encounter, command, rng) -> tuple:
-    handler = HANDLERS.get(type(command))
-    if handler is None:
-        refuse(_("unknown command {command}"), "unknown_command", command=type(command).__name__)
-    events = list(handler(state, command, rng))
-    return tuple(events + settle(fold(state, events), rng))
+    return K.decide(state, command, rng, HANDLERS, evolve, settle)
 
 
 def settle(state: Encounter, rng) -> list:
     """What follows by itself: a turn ends once its AP are spent (or its maker is down),
     the next in order begins (paying a begun action first), a turn without AP is
     skipped, the round ends and the next begins."""
-    out = []
-    for _step in range(1000):
-        events = next_settlement(state, rng)
-        if not events:
-            return out
-        state = fold(state, events)
-        out += events
-    raise AssertionError("the round does not settle")  # the tests rule this out
+    return K.settle(state, rng, next_settlement, evolve, 1000)
 
 
 def next_settlement(state: Encounter, rng) -> list:
@@ -721,7 +690,7 @@ def carried_body(data) -> dict:
     if not isinstance(data, dict) or set(data) - {"encounter", "fatigue", "damage"}:
         refuse(_("{field} must be a body from an earlier fight"), "bad_field", field="carried")
     encounter = data.get("encounter", "")
-    if not isinstance(encounter, str) or len(encounter) > C.MAX_TEXT:
+    if not isinstance(encounter, str) or len(encounter) > MAX_TEXT:
         refuse(_("{field} must be a body from an earlier fight"), "bad_field", field="carried")
     out = {}
     for key in ("fatigue", "damage"):
@@ -734,8 +703,7 @@ def carried_body(data) -> dict:
 
 def _add(state: Encounter, cmd: C.AddCombatant, rng):
     require_open(state)
-    if not cmd.name:
-        refuse(_("a combatant needs a name"), "bad_field", field="name")
+    who = K.newcomer(state, cmd)
     abilities = []
     low = -MAX_MODIFIER
     for key in C.ABILITY_KEYS:
@@ -753,12 +721,8 @@ def _add(state: Encounter, cmd: C.AddCombatant, rng):
     protection = min(
         MAX_PROTECTION, sum(piece.protection for piece in cmd.armour) + (cmd.protection or 0)
     )
-    keys = [w.key for w in cmd.weapons]
-    if len(set(keys)) != len(keys):
-        refuse(_("a weapon is listed twice"), "bad_field", field="weapons")
-    wielded = cmd.right or (keys[0] if keys else None)
-    if wielded is not None and wielded not in keys:
-        refuse(_("{hand!r} is not among the combatant's weapons"), "bad_field", hand=wielded)
+    wielded = cmd.right or (cmd.weapons[0].key if cmd.weapons else None)
+    check_weapons(cmd.weapons, (wielded,))
     if cmd.stance != "normal" and wielded is None:
         refuse(_("a stance other than Normal needs a weapon"), "bad_field", field="stance")
     for key in ("fatigue", "damage"):
@@ -768,12 +732,7 @@ def _add(state: Encounter, cmd: C.AddCombatant, rng):
     if cmd.carried:
         body = carried_body(cmd.carried)
     new = Combatant(
-        id=f"c{state.next_id}",
-        name=cmd.name,
-        side=cmd.side or "a",
-        npc=cmd.npc,
-        character_id=cmd.character_id,
-        seat=cmd.seat,
+        **who,
         skills=skills,
         abilities=tuple(abilities),
         initiative=cmd.initiative,
@@ -832,21 +791,7 @@ def _update(state: Encounter, cmd: C.UpdateCombatant, rng):
         if cmd.stance != "normal" and c.wielded is None:
             refuse(_("a stance other than Normal needs a weapon"), "bad_field", field="stance")
         changes.append(("stance", cmd.stance))
-    if not changes:
-        refuse(_("nothing to change"), "nothing")
-    return [E.CombatantUpdated(c.id, tuple(changes))]
-
-
-def _remove(state: Encounter, cmd: C.RemoveCombatant, rng):
-    require_open(state)
-    c = combatant(state, cmd.id)
-    if state.started:
-        refuse(
-            _("{name} is in the fight: once it has started, nobody leaves the encounter's list"),
-            "started",
-            name=c.name,
-        )
-    return [E.CombatantRemoved(c.id)]
+    return [K.updated(c.id, changes)]
 
 
 def _start(state: Encounter, cmd: C.Start, rng):
@@ -906,14 +851,7 @@ def plan_action(state: Encounter, cmd) -> tuple[Combatant, int, str]:
         if c.id not in pending.unanswered:
             refuse(_("an attack is waiting for the reactions"), "attack_pending")
         cost = check_action(state, c, cmd)
-        if cost > c.saved:
-            refuse(
-                _("{name} has {saved} saved AP; this costs {cost}"),
-                "saved_ap",
-                name=c.name,
-                saved=c.saved,
-                cost=cost,
-            )
+        require_saved(c, cost)
         return c, cost, "react"
     if state.active != c.id and not c.saved:
         try:  # out of turn without saved AP: only what costs nothing
@@ -935,6 +873,11 @@ def plan_action(state: Encounter, cmd) -> tuple[Combatant, int, str]:
                 cost=cost,
             )
         return c, cost, "begin"
+    require_saved(c, cost)
+    return c, cost, "saved"
+
+
+def require_saved(c: Combatant, cost: int) -> None:
     if cost > c.saved:
         refuse(
             _("{name} has {saved} saved AP; this costs {cost}"),
@@ -943,7 +886,6 @@ def plan_action(state: Encounter, cmd) -> tuple[Combatant, int, str]:
             saved=c.saved,
             cost=cost,
         )
-    return c, cost, "saved"
 
 
 def _action(state: Encounter, cmd, rng):
@@ -995,7 +937,7 @@ def _end_turn(state: Encounter, cmd: C.EndTurn, rng):
 HANDLERS = {
     C.AddCombatant: _add,
     C.UpdateCombatant: _update,
-    C.RemoveCombatant: _remove,
+    C.RemoveCombatant: K.remove_combatant,
     C.Start: _start,
     C.EndRound: _end_round,
     C.Damage: _damage,
@@ -1016,13 +958,11 @@ def _put(state: Encounter, cid: str, **changes) -> Encounter:
 def evolve(state: Encounter, event) -> Encounter:
     kind = type(event)
     if kind is E.CombatantAdded:
-        return changed(
-            state, combatants=(*state.combatants, event.combatant), next_id=state.next_id + 1
-        )
+        return state.joined(event.combatant)
     if kind is E.CombatantUpdated:
         return _put(state, event.id, **dict(event.changes))
     if kind is E.CombatantRemoved:
-        return changed(state, combatants=tuple(c for c in state.combatants if c.id != event.id))
+        return state.without(event.id)
     if kind is E.InitiativeRolled:
         if event.reason == "react":
             return state

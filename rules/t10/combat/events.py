@@ -8,6 +8,7 @@ its events. Each event names its combatants by id. A roll is a `rules.t10.rolls.
 from dataclasses import dataclass
 from typing import Any
 
+from rules.combat_kit import CombatantRemoved, CombatantUpdated  # alike in every system
 from rules.t10.combat.state import Combatant
 from rules.t10.rolls import Outcome
 
@@ -18,17 +19,6 @@ class CombatantAdded:
 
     combatant: Combatant
     carried: bool = False
-
-
-@dataclass(frozen=True)
-class CombatantUpdated:
-    id: str
-    changes: tuple[tuple[str, Any], ...]
-
-
-@dataclass(frozen=True)
-class CombatantRemoved:
-    id: str
 
 
 @dataclass(frozen=True)

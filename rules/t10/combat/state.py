@@ -3,9 +3,10 @@ encounter itself. All frozen; mappings are tuples of pairs, so values compare by
 and survive the JSON codec of `rules.engine` unchanged.
 """
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Any
 
+from rules.combat_kit import Roster, changed, pairs_get
 from rules.t10.character import AP_PER_ROUND
 
 STANCES = ("normal", "ready", "aimed")  # Ställningar: Normal, Färdigställning, Anläggning
@@ -13,34 +14,6 @@ MODES = ("E", "A")  # Eldgivningssätt: enkelskott, automateld
 DEAD_AT = 10  # "Kommer rollpersonen upp i 10 poäng skada är denne död"
 UNCONSCIOUS_AT = 10  # "Om rollpersonen kommer upp i 10 poäng utmattning blir denne medvetslös"
 MAX_PROTECTION = 10  # "Kroppsskydd har en skyddspoäng mellan 1 och 10"
-
-
-def changed(value, **changes):
-    """`value` (a frozen dataclass) with some fields changed, without running __init__."""
-    unknown = changes.keys() - _field_names(type(value))
-    if unknown:
-        raise TypeError(f"{type(value).__name__} has no field {sorted(unknown)[0]!r}")
-    new = object.__new__(type(value))
-    new.__dict__.update(value.__dict__)
-    new.__dict__.update(changes)
-    return new
-
-
-_FIELD_NAMES: dict[type, frozenset[str]] = {}
-
-
-def _field_names(cls: type) -> frozenset[str]:
-    names = _FIELD_NAMES.get(cls)
-    if names is None:
-        names = _FIELD_NAMES[cls] = frozenset(f.name for f in fields(cls))
-    return names
-
-
-def pairs_get(pairs, key, default=None):
-    for name, value in pairs:
-        if name == key:
-            return value
-    return default
 
 
 def pairs_set(pairs, key, value) -> tuple:
@@ -233,7 +206,7 @@ class Pending:
 
 
 @dataclass(frozen=True)
-class Encounter:
+class Encounter(Roster):
     name: str = ""
     house: HouseRules = field(default_factory=HouseRules)
     combatants: tuple[Combatant, ...] = ()
@@ -248,14 +221,6 @@ class Encounter:
     def started(self) -> bool:
         return self.round > 0
 
-    def get(self, cid: str | None) -> Combatant | None:
-        for combatant in self.combatants:
-            if combatant.id == cid:
-                return combatant
-        return None
 
-    def put(self, combatant: Combatant) -> "Encounter":
-        return changed(
-            self,
-            combatants=tuple(combatant if c.id == combatant.id else c for c in self.combatants),
-        )
+# The values a stored log holds inside events and commands, by name (for the codec).
+VALUE_TYPES = {cls.__name__: cls for cls in (Combatant, Weapon, Armour, Begun, Reaction, Pending)}

@@ -10,6 +10,8 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
+from rules import combat_kit as K
+from rules.combat_kit import GM_VIEW, mine, name_of, percent, sees_numbers, why_of
 from rules.engine import Viewer, encode
 from rules.errors import RulesError
 from rules.errors import gettext_noop as _
@@ -26,7 +28,6 @@ from rules.t10.combat.state import (
 )
 from rules.t10.rolls import test_odds
 
-GM_VIEW = Viewer(is_gm=True)
 BOXES = 10  # the sheet's Utmattning and Skada: 10 boxes each (10: unconscious, dead)
 
 # Game terms, Swedish on every page.
@@ -55,24 +56,6 @@ def stat_name(key: str) -> str:
     return STAT_NAMES.get(key, key)
 
 
-def sees_numbers(c: Combatant | None, viewer: Viewer) -> bool:
-    return viewer.is_gm or (c is not None and not c.npc)
-
-
-def mine(c: Combatant, viewer: Viewer) -> bool:
-    return viewer.is_gm or c.id in viewer.controls
-
-
-def percent(p: Fraction) -> float:
-    return round(float(p) * 100, 1)
-
-
-def why_of(why) -> dict:
-    if isinstance(why, RulesError):
-        return {"why": str(why), "why_template": why.template, "why_params": why.params}
-    return {"why": why or "", "why_template": "", "why_params": {}}
-
-
 def section(key: str, value: int) -> dict:
     """Utmattning or Skada as the sheet draws it: ten boxes, a cross in each point taken
     (10: unconscious or dead), and what lies beyond the boxes."""
@@ -91,9 +74,7 @@ def damage_sheet(state: Encounter | None, character_id: int, house: Mapping[str,
     each, with what it took in `state` (an encounter, or None: no fight yet). `recorded`:
     whether `state` has a combatant of the character (its first). `house` is the
     campaign's house rules (none of T10's change the boxes)."""
-    found = None
-    if state is not None:
-        found = next((c for c in state.combatants if c.character_id == character_id), None)
+    found = state.of_character(character_id) if state is not None else None
     c = found or Combatant(id="", name="")
     return {
         "recorded": found is not None,
@@ -518,14 +499,8 @@ def attack_preview(state: Encounter, cmd: C.Attack, viewer: Viewer = GM_VIEW) ->
     one, within close, normal and beyond normal range; against a target whose numbers the
     viewer sees, what passes its Kroppsskydd. `why`: what would refuse it now (a stance,
     the turn), though the odds are shown."""
-    attacker = state.get(cmd.id)
-    target = state.get(cmd.target)
     try:
-        if attacker is None or target is None:
-            raise RulesError("no such combatant")
-        weapon = attacker.weapon(cmd.weapon)
-        if weapon is None:
-            raise RulesError(f"{attacker.name} has no weapon {cmd.weapon!r}")
+        attacker, target, weapon = K.attack_parties(state, cmd)
         mode = cmd.mode or attacker.mode_of(weapon)
         if weapon.modifier(mode) is None:
             raise RulesError(f"{weapon.name} does not fire {mode}")
@@ -607,29 +582,13 @@ def outcome_line(outcome, parts, visible: bool) -> dict:
 def describe(state: Encounter, events, viewer: Viewer) -> list[dict]:
     """The log lines of one record's events, as this viewer may read them (`state`: the
     encounter before them)."""
-    lines = []
-    for event in events:
-        lines.append(describe_one(state, event, viewer))
-        state = X.evolve(state, event)
-    return lines
-
-
-def name_of(state: Encounter, cid: str | None) -> str:
-    c = state.get(cid)
-    return c.name if c is not None else ""
+    return K.log_lines(state, events, viewer, describe_one, X.evolve)
 
 
 def describe_one(state: Encounter, event, viewer: Viewer) -> dict:
-    kind = type(event).__name__
     if isinstance(event, E.CombatantAdded):
-        c = event.combatant
-        return {"kind": kind, "id": c.id, "name": c.name, "npc": c.npc, "side": c.side,
-                "carried": event.carried}
-    line: dict = {"kind": kind}
-    for field in ("id", "attacker", "target", "source"):
-        value = getattr(event, field, None)
-        if isinstance(value, str) and value:
-            line[f"{field}_name"] = name_of(state, value)
+        return K.joined_line(event.combatant, event.carried)
+    line = K.event_line(state, event)
     subject = state.get(getattr(event, "id", None) or getattr(event, "attacker", None))
     visible = sees_numbers(subject, viewer)
     if isinstance(event, E.InitiativeRolled):

@@ -1,0 +1,556 @@
+"""The plumbing every rule system's combat engine is built from, so that a system's package
+(`rules.<system>.combat`) holds only its own rules, state fields and commands.
+
+What the engines share is the shape of an encounter, not its rules: a roster of
+combatants with ids "c1", "c2", ... (values are frozen dataclasses whose mappings are
+tuples of pairs), commands parsed strictly from JSON-like data, the GM's roster commands
+(add, update, remove) and their refusals, `decide` handing each command to its handler,
+the per-viewer rule that an NPC's numbers are the GM's, and the engine object that hands
+the calls of `rules.engine.CombatEngine` to the system's modules. What differs between the
+systems (their bounds, their special fields, their wording) is passed in, never guessed
+from the system's name. No Django here.
+"""
+
+import dataclasses
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import MISSING, dataclass
+from fractions import Fraction
+from types import ModuleType
+from typing import Any, get_args, get_origin, get_type_hints
+
+from rules.engine import MAX_ID, Viewer
+from rules.errors import RulesError
+from rules.errors import gettext_noop as _
+
+MAX_TEXT = 100  # a command's text field, in characters
+MAX_ENTRIES = 40  # a dict field's items
+MAX_ITEMS = 20  # a stat block's weapons or armour pieces
+GM_VIEW = Viewer(is_gm=True)
+
+
+# Values ----------------------------------------------------------------------------------
+
+
+def changed(value, **changes):
+    """`value` (a frozen dataclass) with some fields changed: what ``dataclasses.replace``
+    does, without running ``__init__`` again for every field. The fold applies hundreds of
+    events, each changing a field or two of a combatant with dozens, so this is most of a
+    replay's time (bench/live.py, rebuild)."""
+    unknown = changes.keys() - _field_names(type(value))
+    if unknown:
+        raise TypeError(f"{type(value).__name__} has no field {sorted(unknown)[0]!r}")
+    new = object.__new__(type(value))
+    new.__dict__.update(value.__dict__)
+    new.__dict__.update(changes)
+    return new
+
+
+_FIELD_NAMES: dict[type, frozenset[str]] = {}
+
+
+def _field_names(cls: type) -> frozenset[str]:
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = _FIELD_NAMES[cls] = frozenset(f.name for f in dataclasses.fields(cls))
+    return names
+
+
+def pairs_get(pairs: tuple[tuple[str, Any], ...], key: str, default: Any = None) -> Any:
+    """The value under `key` in a mapping kept as a tuple of pairs (hashable, and it
+    compares by content)."""
+    for name, value in pairs:
+        if name == key:
+            return value
+    return default
+
+
+class Roster:
+    """The combatants of an encounter, by id: a base of each system's frozen `Encounter`
+    dataclass (which has `combatants` and `next_id`). It adds no fields, so the encounter
+    encodes as before."""
+
+    def get(self, cid):
+        for combatant in self.combatants:
+            if combatant.id == cid:
+                return combatant
+        return None
+
+    def put(self, combatant):
+        """The encounter with `combatant` in the place of the one with its id."""
+        return changed(
+            self,
+            combatants=tuple(combatant if c.id == combatant.id else c for c in self.combatants),
+        )
+
+    def joined(self, combatant):
+        """The encounter with `combatant` added last; `next_id` counts it, so an id is
+        never given twice (not even after a removal)."""
+        return changed(self, combatants=(*self.combatants, combatant), next_id=self.next_id + 1)
+
+    def without(self, cid: str):
+        return changed(self, combatants=tuple(c for c in self.combatants if c.id != cid))
+
+    def of_character(self, character_id: int):
+        """The combatant of a campaign character (its first), or None."""
+        return next((c for c in self.combatants if c.character_id == character_id), None)
+
+
+# The roster's command and events that are alike in every system (each system's
+# AddCombatant, UpdateCombatant and CombatantAdded are its own: what they carry differs).
+
+
+@dataclass(frozen=True)
+class RemoveCombatant:
+    id: str
+
+
+@dataclass(frozen=True)
+class CombatantUpdated:
+    id: str
+    changes: tuple[tuple[str, Any], ...]
+
+
+@dataclass(frozen=True)
+class CombatantRemoved:
+    id: str
+
+
+# Commands from JSON-like data --------------------------------------------------------------
+
+
+def bad(name: str, message: str) -> RulesError:
+    """A field's refusal (the field named, so a form can show it at the field)."""
+    return RulesError(message, code="bad_field", field=name)
+
+
+@dataclass(frozen=True)
+class FieldReader:
+    """Reads a command field's JSON value by the field's annotation (bool, int, float, str,
+    dict, a tuple of str, or one of them or None), refusing a bad one with `bad`. An int is
+    -1000 to 1000 (a character id: a database id); a text at most `MAX_TEXT` characters.
+
+    What the systems read differently is given: `max_number` bounds a float either way
+    (metres, map coordinates); `entry(name, key, item)` checks one item of a dict field
+    (the system's keys and numbers) and returns it as (key, value); `forms` also takes
+    what a page's form or query string posts (1 or 0 for a yes/no, 2.0 for 2, a number
+    for a text)."""
+
+    max_number: float
+    entry: Callable[[str, Any, Any], tuple[str, Any]]
+    forms: bool = True
+
+    def __call__(self, name: str, kind: Any, value: Any) -> Any:
+        origin = get_origin(kind)
+        args = get_args(kind)
+        if origin is not None and type(None) in args:  # X | None
+            if value is None:
+                return None
+            inner = [a for a in args if a is not type(None)]
+            return self(name, inner[0], value)
+        if kind is bool:
+            numeric = isinstance(value, int) and not isinstance(value, bool)
+            if self.forms and numeric and value in (0, 1):
+                return bool(value)  # a query string's aim=1
+            if not isinstance(value, bool):
+                raise bad(name, f"{name} must be true or false")
+            return value
+        if kind is int:
+            if self.forms and isinstance(value, float) and value.is_integer():
+                value = int(value)
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise bad(name, f"{name} must be a whole number")
+            low, high = (1, MAX_ID) if name == "character_id" else (-1000, 1000)
+            if not low <= value <= high:
+                raise bad(name, f"{name} is out of range")
+            return value
+        if kind is float:
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise bad(name, f"{name} must be a number")
+            if not math.isfinite(value) or abs(value) > self.max_number:
+                raise bad(name, f"{name} is out of range")
+            return round(float(value), 2)
+        if kind is str:
+            if self.forms and isinstance(value, (int, float)) and not isinstance(value, bool):
+                value = str(value)  # a form's number-looking text
+            if not isinstance(value, str) or len(value) > MAX_TEXT:
+                raise bad(name, f"{name} must be text (at most {MAX_TEXT} characters)")
+            return value.strip()
+        if kind is dict:
+            if not isinstance(value, dict) or len(value) > MAX_ENTRIES:
+                raise bad(name, f"{name} must be an object")
+            return dict(self.entry(name, key, item) for key, item in value.items())
+        if origin is tuple and args and args[0] is str:
+            if not isinstance(value, (list, tuple)) or len(value) > 10:
+                raise bad(name, f"{name} must be a list")
+            return tuple(self(name, str, item) for item in value)
+        raise bad(name, f"{name} cannot be given here")
+
+
+def read_command(
+    data: Any,
+    commands: Mapping[str, type],
+    read: Callable[[str, Any, Any], Any],
+    special: Mapping[str, Callable[[Any], Any]] | None = None,
+) -> tuple[type, dict]:
+    """A command's class and its fields' values from `{"type": "attack", "id": "c1", ...}`:
+    the type looked up in `commands`, unknown fields and missing required ones refused,
+    each given field read by `read(name, annotation, value)` (a `FieldReader`), or by
+    `special[name](value)` for the fields a system reads its own way (a stat block's
+    weapons from the catalogue). The system checks what the values mean, then makes it."""
+    if not isinstance(data, dict):
+        raise RulesError("a command is an object with a type", code="bad_command")
+    kind = data.get("type")
+    cls = commands.get(kind) if isinstance(kind, str) else None
+    if cls is None:
+        raise RulesError(f"unknown command type {kind!r}", code="unknown_command")
+    hints = get_type_hints(cls)
+    fields = dataclasses.fields(cls)
+    unknown = set(data) - {f.name for f in fields} - {"type"}
+    if unknown:
+        raise RulesError(
+            f"unknown fields for {kind}: {', '.join(sorted(map(str, unknown)))}", code="bad_field"
+        )
+    special = special or {}
+    values = {}
+    for f in fields:
+        if f.name not in data:
+            if f.default is MISSING and f.default_factory is MISSING:
+                raise RulesError(f"{kind} needs {f.name}", code="missing_field", field=f.name)
+            continue
+        if f.name in special:
+            values[f.name] = special[f.name](data[f.name])
+        else:
+            values[f.name] = read(f.name, hints[f.name], data[f.name])
+    return cls, values
+
+
+def catalogue_items(
+    name: str, raw: Any, catalogue: Mapping | None, from_dict: Callable, types: tuple[type, ...]
+) -> tuple:
+    """A stat block's weapons or armour (`name`): each entry an item already made (one of
+    `types`), an item's data (read by `from_dict`), or a key of the campaign's `catalogue`
+    (whose entries are items or their stored data)."""
+    if not isinstance(raw, (list, tuple)) or len(raw) > MAX_ITEMS:
+        raise bad(name, f"{name} must be a list")
+    items = []
+    for entry in raw:
+        if isinstance(entry, types):
+            items.append(entry)
+        elif isinstance(entry, dict):
+            items.append(from_dict(entry))
+        elif isinstance(entry, str) and catalogue is not None and entry in catalogue:
+            item = catalogue[entry]
+            items.append(item if isinstance(item, types) else from_dict(item))
+        else:
+            raise bad(name, f"no {name} {entry!r} in the catalogue")
+    return tuple(items)
+
+
+def stat_block_fields(
+    weapons: Mapping | None,
+    armour: Mapping | None,
+    weapon_from_dict: Callable,
+    armour_from_dict: Callable,
+    types: tuple[type, ...],
+) -> dict[str, Callable[[Any], Any]]:
+    """`read_command`'s special fields of an add_combatant that takes its gear as items,
+    their data or keys of the campaign's catalogues (`catalogue_items`), and a body carried
+    from an earlier fight (`carried`, read as is: the engine reads it strictly when the
+    command is decided)."""
+    return {
+        "weapons": lambda raw: catalogue_items("weapons", raw, weapons, weapon_from_dict, types),
+        "armour": lambda raw: catalogue_items("armour", raw, armour, armour_from_dict, types),
+        "carried": lambda raw: raw,
+    }
+
+
+def item_from_dict(kind: str, data: Any, weapon_from_dict: Callable, armour_from_dict: Callable):
+    """A campaign's own catalogue entry of `kind` ("weapon" or "armour") from its stored
+    JSON; RulesError if malformed."""
+    if kind == "weapon":
+        return weapon_from_dict(data)
+    if kind == "armour":
+        return armour_from_dict(data)
+    raise RulesError(f"unknown catalogue kind {kind!r}")
+
+
+def character_command(name: str, **fields) -> dict:
+    """An add_combatant command's data for a campaign character (not an NPC), its name cut
+    to a command's text."""
+    return {"type": "add_combatant", "name": name[:MAX_TEXT], "npc": False, **fields}
+
+
+# decide --------------------------------------------------------------------------------------
+
+
+def refuse(template: str, code: str = "refused", **params):
+    """Refuse a command: `template` (marked for translation, str.format placeholders) is
+    filled with `params`; the app shows it translated (RulesError.template)."""
+    raise RulesError(template.format(**params), code=code, template=template, **params)
+
+
+def out_of_range(field: str, low, high):
+    refuse(_("{field} must be {low} to {high}"), "bad_field", field=field, low=low, high=high)
+
+
+def combatant(state, cid):
+    found = state.get(cid)
+    if found is None:
+        refuse(_("no combatant {id!r} in this encounter"), "no_combatant", id=cid)
+    return found
+
+
+def require_open(state) -> None:
+    if state.ended:
+        refuse(_("the encounter has ended"), "ended")
+
+
+def decide(
+    state, command, rng, handlers: Mapping[type, Callable], evolve: Callable, settle: Callable
+) -> tuple:
+    """A command's events: its handler's (`handlers[type(command)](state, command, rng)`),
+    then what follows by itself once they are in (`settle(state, rng)`)."""
+    handler = handlers.get(type(command))
+    if handler is None:
+        refuse(_("unknown command {command}"), "unknown_command", command=type(command).__name__)
+    events = list(handler(state, command, rng))
+    after = state
+    for event in events:
+        after = evolve(after, event)
+    return tuple(events + settle(after, rng))
+
+
+def settle(state, rng, next_settlement: Callable, evolve: Callable, limit: int) -> list:
+    """What follows by itself: the events of `next_settlement(state, rng)`, folded in, until
+    it has none. Still more after `limit` steps is a bug (the tests rule it out)."""
+    out = []
+    for _step in range(limit):
+        events = next_settlement(state, rng)
+        if not events:
+            return out
+        for event in events:
+            state = evolve(state, event)
+        out += events
+    raise AssertionError("the round does not settle")
+
+
+def newcomer(state, cmd) -> dict:
+    """The fields an add_combatant gives every system's new combatant: the next id and the
+    command's name (refused when empty), side, npc, character and seat."""
+    if not cmd.name:
+        refuse(_("a combatant needs a name"), "bad_field", field="name")
+    return {
+        "id": f"c{state.next_id}",
+        "name": cmd.name,
+        "side": cmd.side or "a",
+        "npc": cmd.npc,
+        "character_id": cmd.character_id,
+        "seat": cmd.seat,
+    }
+
+
+def check_weapons(weapons: Sequence, held: Iterable[str | None]) -> None:
+    """Refuse a stat block that lists a weapon twice, or holds (`held`: weapon keys, None
+    for an empty hand) one it does not list."""
+    keys = [w.key for w in weapons]
+    if len(set(keys)) != len(keys):
+        refuse(_("a weapon is listed twice"), "bad_field", field="weapons")
+    for key in held:
+        if key is not None and key not in keys:
+            refuse(_("{hand!r} is not among the combatant's weapons"), "bad_field", hand=key)
+
+
+def updated(cid: str, changes: Sequence[tuple[str, Any]]) -> CombatantUpdated:
+    """The GM's update of a combatant: refused when it changes nothing."""
+    if not changes:
+        refuse(_("nothing to change"), "nothing")
+    return CombatantUpdated(cid, tuple(changes))
+
+
+def remove_combatant(state, cmd: RemoveCombatant, rng) -> list:
+    """The GM's RemoveCombatant, only before the fight starts: once it has, the
+    log names everyone in it."""
+    require_open(state)
+    c = combatant(state, cmd.id)
+    if state.round:
+        refuse(
+            _("{name} is in the fight: once it has started, nobody leaves the encounter's list"),
+            "started",
+            name=c.name,
+        )
+    return [CombatantRemoved(c.id)]
+
+
+class LowestDice:
+    """An rng whose every die shows its lowest face: for trying a command for whether it
+    is allowed now, or what it costs, which no die decides."""
+
+    def randint(self, a: int, b: int) -> int:
+        return a
+
+
+# What a viewer sees ------------------------------------------------------------------------
+
+
+def sees_numbers(c, viewer: Viewer) -> bool:
+    """An NPC's numbers are the GM's; a character's are everyone's at the table."""
+    return viewer.is_gm or (c is not None and not c.npc)
+
+
+def mine(c, viewer: Viewer) -> bool:
+    """Whether `viewer` commands `c` (the GM commands everyone)."""
+    return viewer.is_gm or c.id in viewer.controls
+
+
+def percent(p: Fraction) -> float:
+    return round(float(p) * 100, 1)
+
+
+def why_of(why) -> dict:
+    """Why something cannot be done (a RulesError, English text or nothing): its English
+    message, and its template and params for the page to translate."""
+    if isinstance(why, RulesError):
+        return {"why": str(why), "why_template": why.template, "why_params": why.params}
+    return {"why": why or "", "why_template": "", "why_params": {}}
+
+
+def name_of(state, cid: str | None) -> str:
+    c = state.get(cid)
+    return c.name if c is not None else ""
+
+
+def joined_line(c, carried: bool) -> dict:
+    """The log line of a combatant added (`carried`: it brings a body from an earlier
+    fight)."""
+    return {"kind": "CombatantAdded", "id": c.id, "name": c.name, "npc": c.npc, "side": c.side,
+            "carried": carried}
+
+
+def event_line(state, event) -> dict:
+    """A log line's start: the event's kind and the names of the combatants it names."""
+    line: dict = {"kind": type(event).__name__}
+    for field in ("id", "attacker", "target", "source"):
+        value = getattr(event, field, None)
+        if isinstance(value, str) and value:
+            line[f"{field}_name"] = name_of(state, value)
+    return line
+
+
+def log_lines(state, events, viewer: Viewer, line: Callable, evolve: Callable) -> list[dict]:
+    """The log lines of one record's events as `viewer` may read them: `line(state, event,
+    viewer)` each, `state` the encounter just before that event."""
+    lines = []
+    for event in events:
+        lines.append(line(state, event, viewer))
+        state = evolve(state, event)
+    return lines
+
+
+def attack_parties(state, cmd) -> tuple:
+    """An attack preview's attacker, target and weapon; a RulesError (shown as is) when
+    one is not there."""
+    attacker = state.get(cmd.id)
+    target = state.get(cmd.target)
+    if attacker is None or target is None:
+        raise RulesError("no such combatant")
+    weapon = attacker.weapon(cmd.weapon)
+    if weapon is None:
+        raise RulesError(f"{attacker.name} has no weapon {cmd.weapon!r}")
+    return attacker, target, weapon
+
+
+# The engine object ---------------------------------------------------------------------------
+
+
+def house_values(table: Sequence[Mapping], raw: Mapping | None, range_text: str) -> dict:
+    """A campaign's house rule values that `table` (each rule's key, kind, bounds or
+    choices) knows, read strictly; keys it does not know are left out (a rule since
+    dropped). `range_text` is the system's refusal of a number out of bounds (a format
+    with key, minimum and maximum)."""
+    rules = {rule["key"]: rule for rule in table}
+    return {
+        key: _house_value(rules[key], value, range_text)
+        for key, value in dict(raw or {}).items()
+        if key in rules
+    }
+
+
+def _house_value(rule: Mapping, raw: Any, range_text: str) -> Any:
+    key = rule["key"]
+    if rule["kind"] == "bool":
+        if not isinstance(raw, bool):
+            raise RulesError(f"{key} must be yes or no")
+        return raw
+    if rule["kind"] == "choice":
+        if raw not in {value for value, _label in rule["choices"]}:
+            raise RulesError(f"{key} must be one of {', '.join(v for v, _ in rule['choices'])}")
+        return raw
+    if isinstance(raw, float) and raw.is_integer():
+        raw = int(raw)  # a form's number field
+    if isinstance(raw, bool) or not isinstance(raw, int):
+        raise RulesError(f"{key} must be a whole number")
+    low, high = rule["minimum"], rule["maximum"]
+    if not low <= raw <= high:
+        raise RulesError(range_text.format(key=key, minimum=low, maximum=high))
+    return raw
+
+
+class SystemCombat:
+    """A rule system's engine object (its `ENGINE`, the shape of
+    `rules.engine.CombatEngine`): the calls every system answers the same way are handed
+    to its modules (`commands`: parse_command and Attack; `rules`: decide, evolve and
+    actor_of; `views`: view, describe and attack_preview). A system's subclass names its
+    `system`, `template` and `event_types` and adds what is its own (new_state, who may
+    answer a prompt that waited, its catalogue fields and character blocks)."""
+
+    system: str
+    template: str
+    event_types: Mapping[str, type]
+
+    def __init__(
+        self,
+        commands: ModuleType,
+        rules: ModuleType,
+        views: ModuleType,
+        house_rules: Sequence[Mapping[str, Any]] = (),
+    ):
+        self._commands = commands
+        self._rules = rules
+        self._views = views
+        self._house_rules = house_rules
+
+    def house_rules(self):
+        return self._house_rules
+
+    def parse_command(self, data, *, weapons=None, armour=None):
+        return self._commands.parse_command(data, weapons=weapons, armour=armour)
+
+    def actor_of(self, state, command) -> str | None:
+        return self._rules.actor_of(state, command)
+
+    def decide(self, state, command, rng):
+        return self._rules.decide(state, command, rng)
+
+    def evolve(self, state, event):
+        return self._rules.evolve(state, event)
+
+    def view(self, state, viewer: Viewer) -> dict:
+        return self._views.view(state, viewer)
+
+    def describe(self, state, events, viewer: Viewer) -> list[dict]:
+        return self._views.describe(state, events, viewer)
+
+    def preview(self, state, command, viewer: Viewer = GM_VIEW) -> dict:
+        if not isinstance(command, self._commands.Attack):
+            raise RulesError("only attacks have a preview")
+        return self._views.attack_preview(state, command, viewer)
+
+    def catalogue(self) -> dict[str, dict]:
+        """No starter catalogue (the text lists no gear): the campaign's own entries only."""
+        return {"weapon": {}, "armour": {}}
+
+    def item_from_dict(self, kind: str, data):
+        """A campaign's own catalogue entry from its stored JSON; RulesError if malformed."""
+        commands = self._commands
+        return item_from_dict(kind, data, commands.weapon_from_dict, commands.armour_from_dict)
