@@ -13,6 +13,7 @@ from combat import services
 from combat.models import CatalogueItem, CombatRecord, Encounter
 from rules.phobia.combat.view import percent
 from rules.phobia.success import odds
+from tests.combat.helpers import english, post
 
 pytestmark = pytest.mark.django_db
 
@@ -35,18 +36,6 @@ def jace(alice, phobia):
         owner=alice, campaign=phobia, name="Jace", rule_system="phobia", attributes=ATTRIBUTES,
         skills={"combat_experience": 13}, rolled={"calm": [3, 5]},
     )
-
-
-def english(client, user):
-    client.force_login(user)
-    client.cookies["django_language"] = "en"
-    return client
-
-
-def post(client, encounter, data, url_name="combat:command"):
-    encounter.refresh_from_db()
-    return client.post(reverse(url_name, args=[encounter.pk]),
-                       {"version": encounter.version, **data}, headers={"HX-Request": "true"})
 
 
 def test_the_encounter_form_offers_phobias_house_rules_with_the_campaigns_values(

@@ -14,6 +14,7 @@ from combat import services
 from combat.models import CatalogueItem, CombatRecord, Encounter, NpcTemplate
 from rules.t10.combat.view import percent
 from rules.t10.rolls import test_odds
+from tests.combat.helpers import english, panel, post, state_of
 
 pytestmark = pytest.mark.django_db
 
@@ -44,27 +45,6 @@ def armoury(t10):
     for kind, item in (("weapon", PISTOL), ("weapon", GRENADE), ("weapon", SMG),
                        ("armour", VEST)):
         CatalogueItem.objects.create(campaign=t10, kind=kind, key=item["key"], data=item)
-
-
-def english(client, user):
-    client.force_login(user)
-    client.cookies["django_language"] = "en"
-    return client
-
-
-def post(client, encounter, data, url_name="combat:command"):
-    encounter.refresh_from_db()
-    return client.post(reverse(url_name, args=[encounter.pk]),
-                       {"version": encounter.version, **data}, headers={"HX-Request": "true"})
-
-
-def state_of(encounter):
-    encounter.refresh_from_db()
-    return services.folded(encounter).state
-
-
-def panel(client, encounter):
-    return client.get(reverse("combat:state", args=[encounter.pk])).content.decode()
 
 
 def add_johan_and_soldier(client, gm, encounter, johan, soldier_weapon, *, armour=""):
