@@ -1,5 +1,7 @@
 """Demo data for a new table: a GM, a player, a campaign they share, Albert from the rule
-text (p. 2) playing in it with a pistol and a vest, and a fight ready to start."""
+text (p. 2) playing in it with a pistol and a vest, and a fight ready to start; and a T10
+campaign with Johan from its excerpt, its weapons, and the harbour fight of its examples
+(a soldier with a k-pist against Johan in his vest)."""
 
 import json
 import os
@@ -16,6 +18,28 @@ from characters.models import Character
 DEMO_USERS = ("demo-sl", "demo-spelare")  # the GM (spelledare) and a player
 DEMO_CAMPAIGN = "Demokampanjen"
 DEMO_ENCOUNTER = "Bakgården"
+DEMO_T10_CAMPAIGN = "Staden"
+DEMO_T10_ENCOUNTER = "Hamnen"
+JOHAN = {  # t10-ap-utdrag.txt's Johan: Pistol +2, Hota +3, Social Kompetens −2
+    "name": "Johan",
+    "rule_system": "t10",
+    "notes": "Exemplen ur T10-utdraget.",
+    "attributes": {"body": 0, "combat": -1, "mind": 0, "social": -2, "initiative": 2},
+    "skills": {"pistol": 2, "intimidate": 3, "medicine": 1},
+}
+_PISTOL = {"key": "pistol", "name": "Pistol", "skill": "pistol", "close": 5, "normal": 25,
+           "maximum": 50, "single": True, "single_modifier": 0, "auto": False,
+           "auto_modifier": 0, "damage": 3, "attack_ap": 3, "reload_ap": 5, "stance_ap": 2,
+           "magazine": 8, "explosive": False, "damage_on_miss": False}
+T10_CATALOGUE = (  # the excerpt's examples: the reload, the grenade, the k-pist, the vest
+    ("weapon", _PISTOL),
+    ("weapon", {**_PISTOL, "key": "granat", "name": "Handgranat", "skill": "throw",
+                "normal": 15, "maximum": 30, "damage": 6, "reload_ap": 0, "stance_ap": 1,
+                "magazine": 0, "explosive": True}),
+    ("weapon", {**_PISTOL, "key": "kpist", "name": "K-pist", "skill": "smg", "normal": 30,
+                "maximum": 100, "auto": True, "auto_modifier": -2, "magazine": 30}),
+    ("armour", {"key": "vast", "name": "Skyddsväst", "protection": 2}),
+)
 ALBERT = {
     "name": "Albert",
     "concept": "Hårdkokt modern livvakt",
@@ -55,6 +79,7 @@ def load_demo(credentials_file: Path) -> dict[str, str]:
                 albert.items.create(catalogue=key, name=name, bulk=bulk)
         if not campaign.encounters.exists():
             demo_encounter(campaign, gm, albert)
+        demo_t10(gm, player)
     # Created owner-only from the start: the file holds plaintext passwords.
     fd = os.open(credentials_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w") as f:
@@ -81,5 +106,39 @@ def demo_encounter(campaign, gm, albert) -> None:
             "skills": {"melee_weapons": 2, "brawling": 2, "evasion": 1},
             "weapons": ["knife"], "right": "knife", "armour": ["leather_armour"]}
     for version, (data, controller) in enumerate(((block, albert.owner_id), (thug, None))):
+        services.command_run(encounter_id=encounter.pk, membership=membership, data=data,
+                             version=version, controller=controller)
+
+
+def demo_t10(gm, player) -> None:
+    """The T10 campaign once: Johan, the catalogue, and Hamnen ready to start (Johan with
+    his pistol and vest against a soldier with a k-pist in Anläggning)."""
+    from combat import services
+    from combat.models import CatalogueItem
+    from rules.t10.combat import ENGINE
+
+    campaign = Campaign.objects.filter(gm=gm, name=DEMO_T10_CAMPAIGN).first()
+    if campaign is None:
+        campaign = campaign_create(gm=gm, name=DEMO_T10_CAMPAIGN, rule_system="t10")
+    campaign_join(campaign=campaign, user=player)
+    johan = player.characters.filter(name=JOHAN["name"], campaign=campaign).first()
+    if johan is None:
+        johan = Character.objects.create(owner=player, campaign=campaign, **JOHAN)
+    for kind, data in T10_CATALOGUE:
+        CatalogueItem.objects.get_or_create(campaign=campaign, kind=kind, key=data["key"],
+                                            defaults={"data": data})
+    if campaign.encounters.exists():
+        return
+    encounter = services.encounter_create(campaign=campaign, name=DEMO_T10_ENCOUNTER,
+                                          house_rules={})
+    membership = campaign.memberships.get(user=gm)
+    levels, derived = johan.combat_stats(campaign.house_rules)
+    block = ENGINE.character_block(name=johan.name, levels=levels, derived=derived)
+    block.update(type="add_combatant", character_id=johan.pk, side="a", weapons=["pistol"],
+                 armour=["vast"])
+    soldier = {"type": "add_combatant", "name": "Soldat", "side": "b", "npc": True,
+               "stance": "aimed", "skills": {"smg": 1, "throw": 1},
+               "weapons": ["kpist", "granat"]}
+    for version, (data, controller) in enumerate(((block, johan.owner_id), (soldier, None))):
         services.command_run(encounter_id=encounter.pk, membership=membership, data=data,
                              version=version, controller=controller)

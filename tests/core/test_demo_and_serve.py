@@ -11,6 +11,7 @@ from io import StringIO
 import pytest
 from django.contrib.auth import authenticate, get_user_model
 from django.core.management import CommandError, call_command
+from django.test import Client
 
 from campaigns.models import Campaign
 from characters.models import Character
@@ -52,6 +53,34 @@ def test_load_demo_creates_the_gm_the_player_and_albert(tmp_path):
 
 
 @pytest.mark.django_db
+def test_the_demo_has_a_t10_campaign_with_johan_and_the_harbour_fight(tmp_path):
+    """T10 to try at once: Johan (the excerpt's: Pistol +2, Hota +3, Social Kompetens −2),
+    the examples' weapons in the catalogue, and Hamnen ready to start, Johan in his vest
+    (Kroppsskydd 2) commanded by the player against a soldier with a k-pist."""
+    from combat import services
+    from combat.models import Encounter
+
+    load_demo(tmp_path / "logins.json")
+    johan = Character.objects.get(name="Johan")
+    assert (johan.rule_system, johan.campaign.rule_system) == ("t10", "t10")
+    assert johan.owner.username == "demo-spelare"
+    assert johan.campaign.memberships.filter(user=johan.owner).exists()
+    hamnen = Encounter.objects.get(name="Hamnen")
+    state = services.folded(hamnen).state
+    me, soldier = state.combatants
+    assert (me.character_id, me.protection, dict(me.skills)["pistol"]) == (johan.pk, 2, 2)
+    assert [w.name for w in soldier.weapons] == ["K-pist", "Handgranat"]
+    assert soldier.npc
+    assert hamnen.controllers == {me.id: johan.owner_id}
+    assert not state.started
+    client = Client()
+    client.force_login(johan.owner)
+    page = client.get(hamnen.get_absolute_url())
+    assert page.status_code == 200
+    assert 'data-testid="combatant-c1"' in page.content.decode()
+
+
+@pytest.mark.django_db
 def test_demo_passwords_authenticate(tmp_path):
     logins = load_demo(tmp_path / "logins.json")
     for username, password in logins.items():
@@ -77,7 +106,7 @@ def test_load_demo_twice_changes_nothing(tmp_path):
     assert json.loads(credentials.read_text()) == first
     assert dict(User.objects.values_list("username", "password")) == hashes
     assert User.objects.count() == users == 2
-    assert Character.objects.count() == characters == 1
+    assert Character.objects.count() == characters == 2  # Albert and T10's Johan
     assert Character.objects.filter(name="Albert").count() == 1
     for username, password in second.items():
         assert authenticate(username=username, password=password) is not None
@@ -138,8 +167,9 @@ def test_load_demo_recreates_a_deleted_demo_user(tmp_path):
     assert second["demo-sl"] == first["demo-sl"]
     assert authenticate(username="demo-spelare", password=second["demo-spelare"]) is not None
     assert Character.objects.get(name="Albert").owner.username == "demo-spelare"
-    assert Campaign.objects.count() == 1
+    assert Campaign.objects.count() == 2  # Demokampanjen and T10's Staden, once each
     assert Character.objects.get(name="Albert").campaign.memberships.count() == 2
+    assert Character.objects.get(name="Johan").campaign.memberships.count() == 2
 
 
 @pytest.mark.django_db
@@ -268,7 +298,7 @@ def test_the_demo_has_a_fight_ready_to_start(tmp_path):
 
     load_demo(tmp_path / "logins.json")
     load_demo(tmp_path / "logins.json")
-    encounter = Encounter.objects.get()
+    encounter = Encounter.objects.get(campaign__rule_system="aoristos")
     state = services.folded(encounter).state
     albert, thug = state.combatants
     assert (albert.name, albert.right, [a.key for a in albert.armour]) == (

@@ -30,7 +30,8 @@ class Command(BaseCommand):
         if not no_demo:
             logins = load_demo(settings.DATA_DIR / "demo-logins.json")
             out.write(
-                "Demo logins (demo-sl is the GM of Demokampanjen; demo-spelare plays Albert):"
+                "Demo logins (demo-sl is the GM of Demokampanjen and of the T10 campaign "
+                "Staden; demo-spelare plays Albert and Johan):"
             )
             for username, password in logins.items():
                 out.write(f"  {username:<14} {password}")
