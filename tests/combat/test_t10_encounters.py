@@ -308,3 +308,27 @@ def test_a_character_joins_the_started_fight_from_the_gms_panel(
     assert joined.status_code == 200, joined.content.decode()[:500]
     second = state_of(encounter).get("c4")
     assert (second.name, dict(second.skills)["smg"], second.initiative_total) == ("Soldat 2", 1, 2)
+
+
+def test_every_roll_in_the_fight_shows_its_chance_before_it_is_made(
+    client, gm, alice, t10, johan, armoury, dice
+):
+    """Färdighetsslag in a fight: the skill roll's options and Sjukvård show the bonus as
+    things stand (the stance's −2 on other rolls in Färdigställning, "Ställningar";
+    Utmattning −1 a point) with the exact chance of 11 or more."""
+    encounter = Encounter.objects.create(campaign=t10, name="Hamnen", system="t10")
+    add_johan_and_soldier(client, gm, encounter, johan, "kpist")
+    dice.queue += [8, 4]
+    post(client, encounter, {"type": "start"})
+    post(client, encounter, {"type": "update_combatant", "id": "c1", "damage": 1,
+                             "fatigue": 3})
+    english(client, alice)
+    assert post(client, encounter, {"type": "stance", "id": "c1", "stance": "ready",
+                                    "weapon": "pistol"}).status_code == 200
+    page = panel(client, encounter)
+    # Sjukvård +1, Färdigställning −2, Utmattning −3: −4.
+    medicine = percent(test_odds(1 - 2 - 3).success)
+    assert f'<option value="medicine">Sjukvård -4 · {medicine} %</option>' in page
+    climb = percent(test_odds(0 - 2 - 3).success)  # no Klättra: Kropp 0
+    assert f'<option value="climb">Klättra -5 · {climb} %</option>' in page
+    assert f'data-testid="treat-odds-c1">Sjukvård -4 · {medicine} %' in page

@@ -394,6 +394,17 @@ def button(state: Encounter, key: str, command: dict, cost: int | None) -> dict:
     }
 
 
+def roll_options(c: Combatant) -> list[dict]:
+    """Every skill roll the combatant may make, with its bonus as things stand (stance,
+    Utmattning, its standing modifier) and the exact chance of success before the roll."""
+    options = []
+    for key in C.ROLL_KEYS:
+        bonus = X.bonus_of(X.other_parts(c, key))
+        options.append({"key": key, "name": stat_name(key), "bonus": bonus,
+                        "percent": percent(test_odds(bonus).success)})
+    return options
+
+
 def acting_view(state: Encounter, viewer: Viewer) -> tuple[list[dict], list[dict]]:
     """The combatants this viewer may act with now (their forms' data) and the buttons."""
     acting, actions = [], []
@@ -417,6 +428,7 @@ def acting_view(state: Encounter, viewer: Viewer) -> tuple[list[dict], list[dict
                 "weapons": [weapon_view(state, c, w) for w in c.weapons],
                 "attack_options": attack_options(state, c),
                 "stance_options": stance_options(state, c),
+                "rolls": roll_options(c),
                 "hurt": [
                     {"id": o.id, "name": o.name, "damage": o.damage if sees_numbers(o, viewer)
                      else None}
