@@ -24,7 +24,7 @@ from combat import services
 from combat.forms import EncounterForm
 from combat.models import Encounter, NpcTemplate
 from combat.templatetags.aoristos_combat import translated
-from core.params import strict_int
+from core.params import ascii_digits, strict_int
 from rules.engine import engine_for
 from rules.errors import RulesError
 from table import services as table_services
@@ -74,12 +74,6 @@ def member_view(view):
     return wrapper
 
 
-def whole(value: str) -> bool:
-    """A whole number as a form sends it: ASCII digits ('²' is a digit int() refuses)."""
-    value = value.strip()
-    return value.isascii() and value.isdigit() and len(value) <= 6
-
-
 def command_from_post(post) -> dict:
     """A command dict from a form: numbers, booleans, lists and a cover per area."""
     data: dict = {}
@@ -90,7 +84,7 @@ def command_from_post(post) -> dict:
         if key in LIST_FIELDS:
             data[key] = [v for v in post.getlist(key) if v != ""]
             if key in NUMBER_LISTS:
-                data[key] = [int(v) if whole(v) else v for v in data[key]]
+                data[key] = [int(v) if ascii_digits(v.strip(), 6) else v for v in data[key]]
             continue
         value = post.get(key, "")
         if key.startswith("cover_"):
@@ -111,7 +105,7 @@ def command_from_post(post) -> dict:
     if cover or post.get("type") == "update_combatant" and "cover_torso" in post:
         parsed = {}
         for area, value in cover.items():
-            if not whole(value):
+            if not ascii_digits(value.strip(), 6):
                 raise RulesError(_("Cover must be a whole number."))
             parsed[area] = int(value)
         data["cover"] = parsed

@@ -20,6 +20,11 @@ class ParamError(BadRequest):
     """Malformed input; the message says which parameter, for the 400 page."""
 
 
+def ascii_digits(text: str, max_digits: int = MAX_DIGITS) -> bool:
+    """Whether `text` is a plain whole number: ASCII digits only, at most `max_digits`."""
+    return text.isascii() and text.isdigit() and len(text) <= max_digits
+
+
 def strict_int(
     value: str | None,
     *,
@@ -36,7 +41,7 @@ def strict_int(
     if value is None or value == "":
         return default
     text = value[1:] if value.startswith("-") and min_value < 0 else value
-    if not (text.isascii() and text.isdigit() and len(text) <= MAX_DIGITS):
+    if not ascii_digits(text):
         raise ParamError(_("%(name)s must be a whole number.") % {"name": name})
     number = int(value)
     if not min_value <= number <= max_value:
