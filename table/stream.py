@@ -77,6 +77,19 @@ def db_pool() -> ThreadPoolExecutor:
         return _db_pool
 
 
+def drain_db_pool() -> None:
+    """Wait for the database work in flight to end and let the pool's threads go (their
+    connections close with them); the next stream starts a fresh pool. For the end of a
+    test, whose database is emptied next: a stream's catch-up read still running then holds
+    a lock the emptying needs while it waits for one the emptying took (PostgreSQL calls
+    it a deadlock)."""
+    global _db_pool
+    with _db_pool_lock:
+        pool, _db_pool = _db_pool, None
+    if pool is not None:
+        pool.shutdown(wait=True)
+
+
 def _in_db_thread(function, *args):
     close_old_connections()  # drops a broken or expired connection, as a request would
     try:

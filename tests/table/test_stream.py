@@ -19,6 +19,7 @@ from aoristos_site.asgi import application
 from campaigns.models import Campaign
 from rules.aoristos import dice as hands
 from table import services
+from table import stream as stream_module
 from table.models import RollEvent
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -107,7 +108,12 @@ def run(scenario):
             # the test database can be dropped at the end (PostgreSQL refuses otherwise).
             await sync_to_async(connections.close_all)()
 
-    asyncio.run(scenario_then_close())
+    try:
+        asyncio.run(scenario_then_close())
+    finally:
+        # asyncio.run cancels what the streams left running, but a database read already
+        # handed to the stream's pool runs on: wait for it before the test's tables go.
+        stream_module.drain_db_pool()
 
 
 def test_rolls_reach_an_open_stream_in_order(campaign, gm, alice):
