@@ -49,7 +49,11 @@ def state_data(encounter, membership) -> dict:
         "ended": encounter.ended,
         "can_undo": result.can_undo,
         "can_redo": result.can_redo,
-        "state": engine.view(result.state, services.viewer_for(encounter, membership)),
+        "state": engine.view(
+            result.state,
+            services.viewer_for(encounter, membership),
+            services.stat_names(engine, encounter.campaign),
+        ),
     }
 
 
@@ -106,7 +110,8 @@ def preview(request, pk: int):
         data = {**command_from_post(request.GET), "type": "attack"}
         result = engine.preview(services.folded(encounter, engine).state,
                                 engine.parse_command(data),
-                                services.viewer_for(encounter, membership))
+                                services.viewer_for(encounter, membership),
+                                services.stat_names(engine, encounter.campaign))
     except RulesError as refused:
         return error(str(refused), 400)
     viewer = services.viewer_for(encounter, membership)

@@ -200,6 +200,15 @@ class LazyCatalogue:
         return self._load().get(key, default)
 
 
+def stat_names(engine, campaign) -> dict[str, str] | None:
+    """The campaign's names for its rule system's stats, by key, for an engine that shows
+    them as the campaign names them (T10: three abilities are house rules); else None."""
+    if not getattr(engine, "named_stats", False):
+        return None
+    attributes, skills = campaign.system.stats(campaign.house())
+    return {stat.key: stat.term.swedish for stat in (*attributes, *skills)}
+
+
 def viewer_for(encounter: Encounter, membership) -> Viewer:
     return Viewer(is_gm=membership.is_gm, controls=encounter.controls(membership.user_id))
 
@@ -260,8 +269,9 @@ def command_run(
         events = engine.decide(before.state, command, rng)
         record = Record(new_version, tuple(events))
         after = fold_step(engine, before, record, lambda v: (), None)
-        lines = engine.describe(before.state, events, GM)
-        public = engine.describe(before.state, events, PLAYERS)
+        names = stat_names(engine, membership.campaign)
+        lines = engine.describe(before.state, events, GM, names)
+        public = engine.describe(before.state, events, PLAYERS, names)
         stored_events = [encode(event) for event in events]
         if controller is not None:
             for event in events:

@@ -131,7 +131,7 @@ def page_context(request, encounter, membership, result=None, **extra) -> dict:
     if result is None:
         result = services.folded(encounter, engine)
     viewer = services.viewer_for(encounter, membership)
-    state = engine.view(result.state, viewer)
+    state = engine.view(result.state, viewer, services.stat_names(engine, encounter.campaign))
     for action in state.get("actions", ()):
         # An action button's command as hidden fields, built once here: the grid has a
         # dozen buttons and the panel is answered after every command.
@@ -365,7 +365,8 @@ def attack_preview(request, pk: int):
         # has its own: Aoristos aim and shots, T10 distance and modifier).
         data = {**command_from_post(request.GET), "type": "attack"}
         command = engine.parse_command(data)
-        preview = engine.preview(state, command, services.viewer_for(encounter, membership))
+        preview = engine.preview(state, command, services.viewer_for(encounter, membership),
+                                 services.stat_names(engine, encounter.campaign))
     except RulesError as error:
         preview = {"ok": False, "why": translated(error)}
     viewer = services.viewer_for(encounter, membership)

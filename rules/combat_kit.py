@@ -535,16 +535,28 @@ class SystemCombat:
     def evolve(self, state, event):
         return self._rules.evolve(state, event)
 
-    def view(self, state, viewer: Viewer) -> dict:
-        return self._views.view(state, viewer)
+    # `names`: the campaign's own names for its system's stats, by key. A system whose
+    # house rules name some (T10's abilities) sets `named_stats` and its views take them;
+    # the others' names are fixed.
+    named_stats = False
 
-    def describe(self, state, events, viewer: Viewer) -> list[dict]:
-        return self._views.describe(state, events, viewer)
+    def _named(self, names: Mapping[str, str] | None) -> dict:
+        return {"names": names} if names and self.named_stats else {}
 
-    def preview(self, state, command, viewer: Viewer = GM_VIEW) -> dict:
+    def view(self, state, viewer: Viewer, names: Mapping[str, str] | None = None) -> dict:
+        return self._views.view(state, viewer, **self._named(names))
+
+    def describe(
+        self, state, events, viewer: Viewer, names: Mapping[str, str] | None = None
+    ) -> list[dict]:
+        return self._views.describe(state, events, viewer, **self._named(names))
+
+    def preview(
+        self, state, command, viewer: Viewer = GM_VIEW, names: Mapping[str, str] | None = None
+    ) -> dict:
         if not isinstance(command, self._commands.Attack):
             raise RulesError("only attacks have a preview")
-        return self._views.attack_preview(state, command, viewer)
+        return self._views.attack_preview(state, command, viewer, **self._named(names))
 
     def catalogue(self) -> dict[str, dict]:
         """No starter catalogue (the text lists no gear): the campaign's own entries only."""

@@ -101,14 +101,25 @@ class CombatEngine(Protocol):
 
     def evolve(self, state: Any, event: Any) -> Any: ...
 
-    def view(self, state: Any, viewer: Viewer) -> dict: ...
+    def view(self, state: Any, viewer: Viewer, names: Mapping[str, str] | None = None) -> dict:
+        """The state as `viewer` may see it. `names`: the campaign's own names for the
+        system's stats by key, where its house rules name them (T10's abilities)."""
+        ...
 
-    def describe(self, state: Any, events: Sequence[Any], viewer: Viewer) -> list[dict]:
+    def describe(
+        self,
+        state: Any,
+        events: Sequence[Any],
+        viewer: Viewer,
+        names: Mapping[str, str] | None = None,
+    ) -> list[dict]:
         """The log lines of one record's events (`state`: before them), as `viewer` may
         read them."""
         ...
 
-    def preview(self, state: Any, command: Any, viewer: Viewer) -> dict:
+    def preview(
+        self, state: Any, command: Any, viewer: Viewer, names: Mapping[str, str] | None = None
+    ) -> dict:
         """What a command would do before it is sent (an attack's chance to hit and its
         damage distribution); RulesError for commands without one."""
         ...

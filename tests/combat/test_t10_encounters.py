@@ -332,3 +332,32 @@ def test_every_roll_in_the_fight_shows_its_chance_before_it_is_made(
     climb = percent(test_odds(0 - 2 - 3).success)  # no Klättra: Kropp 0
     assert f'<option value="climb">Klättra -5 · {climb} %</option>' in page
     assert f'data-testid="treat-odds-c1">Sjukvård -4 · {medicine} %' in page
+
+
+def test_the_fight_names_the_abilities_as_the_campaign_does(
+    client, gm, alice, t10, johan, armoury, dice
+):
+    """Only Social Kompetens is named in the excerpt ("Förmågor och färdigheter"); the GM
+    names the other three (a house rule, rules.t10.character). The panel's roll options,
+    the NPC form and the log use the campaign's names, not the defaults."""
+    t10.house_rules = {**t10.house_rules, "ability_body": "Fysik"}
+    t10.save()
+    encounter = Encounter.objects.create(campaign=t10, name="Hamnen", system="t10")
+    add_johan_and_soldier(client, gm, encounter, johan, "kpist")
+    gm_panel = panel(client, encounter)
+    assert '<input type="number" name="skill_body"' in gm_panel
+    assert "Fysik <input" in gm_panel
+    assert "Kropp <input" not in gm_panel
+    dice.queue += [8, 4]
+    post(client, encounter, {"type": "start"})
+    english(client, alice)
+    page = panel(client, encounter)
+    body = percent(test_odds(0).success)
+    assert f'<option value="body">Fysik +0 · {body} %</option>' in page
+    assert ">Kropp " not in page
+    dice.queue += [6, 5]
+    rolled = post(client, encounter, {"type": "test", "id": "c1", "skill": "body",
+                                      "label": "Hoppa"})
+    assert rolled.status_code == 200, rolled.content.decode()[:500]
+    line = CombatRecord.objects.filter(encounter=encounter).latest("version").public_lines
+    assert any(entry.get("skill_name") == "Fysik" for entry in line), line

@@ -91,13 +91,13 @@ class AoristosChronicle:
     def evolve(self, chronicle: Chronicle, event) -> Chronicle:
         return engine.evolve(chronicle, event)
 
-    def view(self, chronicle: Chronicle, viewer: Viewer) -> dict:
+    def view(self, chronicle: Chronicle, viewer: Viewer, names=None) -> dict:
         return view.view(chronicle, viewer)
 
-    def describe(self, chronicle: Chronicle, events_, viewer: Viewer) -> list[dict]:
+    def describe(self, chronicle: Chronicle, events_, viewer: Viewer, names=None) -> list[dict]:
         return view.describe(chronicle, events_, viewer)
 
-    def preview(self, chronicle: Chronicle, command, viewer: Viewer) -> dict:
+    def preview(self, chronicle: Chronicle, command, viewer: Viewer, names=None) -> dict:
         raise RulesError("the chronicle has no previews")
 
 

@@ -100,6 +100,7 @@ class T10Combat(SystemCombat):
 
     system = "t10"
     template = "combat/t10"
+    named_stats = True  # the panel and the log name the abilities as the campaign does
     event_types = {
         **events.EVENT_TYPES,
         **events.VALUE_TYPES,

@@ -6,6 +6,7 @@ or not), Utmattning, Skada, bonuses or dice.
 """
 
 import contextlib
+import functools
 from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
@@ -52,8 +53,13 @@ ACTION_NAMES = {
 BANDS = ("close", "normal", "far")
 
 
-def stat_name(key: str) -> str:
-    return STAT_NAMES.get(key, key)
+NO_NAMES: Mapping[str, str] = {}
+
+
+def stat_name(key: str, names: Mapping[str, str] = NO_NAMES) -> str:
+    """An ability's or skill's name: as `names` (the campaign's, where its house rules
+    name three of the abilities) has it, else the default."""
+    return names.get(key) or STAT_NAMES.get(key, key)
 
 
 def section(key: str, value: int) -> dict:
@@ -105,7 +111,7 @@ def turn_status(state: Encounter, c: Combatant) -> str:
     return "waiting"
 
 
-def command_view(state: Encounter, command) -> dict:
+def command_view(state: Encounter, command, names: Mapping[str, str] = NO_NAMES) -> dict:
     """A command held in the state or an event (a begun action, a reaction) as data."""
     key = C.COMMAND_NAMES.get(type(command), "")
     c = state.get(getattr(command, "id", None))
@@ -125,19 +131,21 @@ def command_view(state: Encounter, command) -> dict:
     if isinstance(command, C.Stance):
         data["stance_name"] = STANCE_NAMES[command.stance]
     if isinstance(command, C.SkillRoll):
-        data["skill_name"] = stat_name(command.skill)
+        data["skill_name"] = stat_name(command.skill, names)
     if isinstance(command, C.Act):
         data["action_name"] = command.label
     return data
 
 
-def weapon_view(state: Encounter, c: Combatant, weapon) -> dict:
+def weapon_view(
+    state: Encounter, c: Combatant, weapon, names: Mapping[str, str] = NO_NAMES
+) -> dict:
     mode = c.mode_of(weapon)
     return {
         "key": weapon.key,
         "name": weapon.name,
         "skill": weapon.skill,
-        "skill_name": stat_name(weapon.skill),
+        "skill_name": stat_name(weapon.skill, names),
         "bonus": X.roll_bonus(c, weapon.skill),
         "close": weapon.close,
         "normal": weapon.normal,
@@ -159,7 +167,9 @@ def weapon_view(state: Encounter, c: Combatant, weapon) -> dict:
     }
 
 
-def combatant_view(state: Encounter, c: Combatant, viewer: Viewer) -> dict:
+def combatant_view(
+    state: Encounter, c: Combatant, viewer: Viewer, names: Mapping[str, str] = NO_NAMES
+) -> dict:
     wielded = c.weapon(c.wielded)
     data = {
         "id": c.id,
@@ -183,7 +193,7 @@ def combatant_view(state: Encounter, c: Combatant, viewer: Viewer) -> dict:
     begun = None
     if c.begun is not None:
         begun = {
-            **command_view(state, c.begun.command),
+            **command_view(state, c.begun.command, names),
             "cost": c.begun.cost,
             "paid": c.begun.paid,
             "rest": c.begun.rest,
@@ -201,9 +211,9 @@ def combatant_view(state: Encounter, c: Combatant, viewer: Viewer) -> dict:
         initiative=c.initiative,
         initiative_total=c.initiative_total,
         rolls=list(c.rolls),
-        abilities=[{"key": k, "name": stat_name(k), "value": v} for k, v in c.abilities],
-        skills=[{"key": k, "name": stat_name(k), "value": v} for k, v in c.skills],
-        weapons=[weapon_view(state, c, w) for w in c.weapons],
+        abilities=[{"key": k, "name": stat_name(k, names), "value": v} for k, v in c.abilities],
+        skills=[{"key": k, "name": stat_name(k, names), "value": v} for k, v in c.skills],
+        weapons=[weapon_view(state, c, w, names) for w in c.weapons],
         sections=[section("fatigue", c.fatigue), section("damage", c.damage)],
         begun=begun,
     )
@@ -224,7 +234,9 @@ def order_view(state: Encounter, viewer: Viewer) -> list[dict]:
     ]
 
 
-def pending_view(state: Encounter, viewer: Viewer) -> dict | None:
+def pending_view(
+    state: Encounter, viewer: Viewer, names: Mapping[str, str] = NO_NAMES
+) -> dict | None:
     pending = state.pending
     if pending is None:
         return None
@@ -244,7 +256,7 @@ def pending_view(state: Encounter, viewer: Viewer) -> dict | None:
                 "name": c.name,
                 "answered": pending.answered(cid),
                 "passed": cid in pending.passed,
-                "reaction": command_view(state, reaction.command) if reaction else None,
+                "reaction": command_view(state, reaction.command, names) if reaction else None,
             }
         )
     return {
@@ -394,18 +406,20 @@ def button(state: Encounter, key: str, command: dict, cost: int | None) -> dict:
     }
 
 
-def roll_options(c: Combatant) -> list[dict]:
+def roll_options(c: Combatant, names: Mapping[str, str] = NO_NAMES) -> list[dict]:
     """Every skill roll the combatant may make, with its bonus as things stand (stance,
     Utmattning, its standing modifier) and the exact chance of success before the roll."""
     options = []
     for key in C.ROLL_KEYS:
         bonus = X.bonus_of(X.other_parts(c, key))
-        options.append({"key": key, "name": stat_name(key), "bonus": bonus,
+        options.append({"key": key, "name": stat_name(key, names), "bonus": bonus,
                         "percent": percent(test_odds(bonus).success)})
     return options
 
 
-def acting_view(state: Encounter, viewer: Viewer) -> tuple[list[dict], list[dict]]:
+def acting_view(
+    state: Encounter, viewer: Viewer, names: Mapping[str, str] = NO_NAMES
+) -> tuple[list[dict], list[dict]]:
     """The combatants this viewer may act with now (their forms' data) and the buttons."""
     acting, actions = [], []
     house = state.house
@@ -425,10 +439,10 @@ def acting_view(state: Encounter, viewer: Viewer) -> tuple[list[dict], list[dict
                 "in_cover": c.in_cover,
                 "fatigue": c.fatigue,
                 "fatigue_floor": c.fatigue_floor,
-                "weapons": [weapon_view(state, c, w) for w in c.weapons],
+                "weapons": [weapon_view(state, c, w, names) for w in c.weapons],
                 "attack_options": attack_options(state, c),
                 "stance_options": stance_options(state, c),
-                "rolls": roll_options(c),
+                "rolls": roll_options(c, names),
                 "hurt": [
                     {"id": o.id, "name": o.name, "damage": o.damage if sees_numbers(o, viewer)
                      else None}
@@ -448,9 +462,11 @@ def acting_view(state: Encounter, viewer: Viewer) -> tuple[list[dict], list[dict
     return acting, actions
 
 
-def view(state: Encounter, viewer: Viewer) -> dict:
+def view(state: Encounter, viewer: Viewer, names: Mapping[str, str] = NO_NAMES) -> dict:
+    """The encounter as `viewer` sees it; `names`: the campaign's names for the abilities
+    (`rules.t10.character.named_terms`, house rules), else the defaults."""
     active = state.get(state.active)
-    acting, actions = acting_view(state, viewer)
+    acting, actions = acting_view(state, viewer, names)
     house = state.house
     return {
         "system": "t10",
@@ -463,13 +479,13 @@ def view(state: Encounter, viewer: Viewer) -> dict:
         "active": active.id if active else None,
         "active_name": active.name if active else "",
         "order": order_view(state, viewer),
-        "combatants": [combatant_view(state, c, viewer) for c in state.combatants],
-        "pending": pending_view(state, viewer),
+        "combatants": [combatant_view(state, c, viewer, names) for c in state.combatants],
+        "pending": pending_view(state, viewer, names),
         "prompts": prompts(state, viewer),
         "acting": acting,
         "actions": actions,
         "stances": [{"key": key, "name": STANCE_NAMES[key]} for key in STANCES],
-        "skills": [{"key": key, "name": stat_name(key)} for key in C.ROLL_KEYS],
+        "skills": [{"key": key, "name": stat_name(key, names)} for key in C.ROLL_KEYS],
         "house": {
             "metres_per_ap": house.metres_per_ap,
             "cover_ap": house.cover_ap,
@@ -505,7 +521,9 @@ def damage_odds(weapon, bonus: int) -> dict[int, Fraction]:
     return dict(sorted(out.items()))
 
 
-def attack_preview(state: Encounter, cmd: C.Attack, viewer: Viewer = GM_VIEW) -> dict:
+def attack_preview(
+    state: Encounter, cmd: C.Attack, viewer: Viewer = GM_VIEW, names: Mapping[str, str] = NO_NAMES
+) -> dict:
     """Before an attack is sent: its cost, its bonus part by part and the exact chance to
     hit (`rules.t10.rolls.test_odds`) and damage per roll, at the distance given or, without
     one, within close, normal and beyond normal range; against a target whose numbers the
@@ -555,7 +573,7 @@ def attack_preview(state: Encounter, cmd: C.Attack, viewer: Viewer = GM_VIEW) ->
     data = {
         "ok": True,
         "weapon": weapon.name,
-        "skill": stat_name(weapon.skill),
+        "skill": stat_name(weapon.skill, names),
         "mode": mode,
         "rolls": 1 if mode == "E" else 2,
         "cost": weapon.attack_ap,
@@ -591,13 +609,18 @@ def outcome_line(outcome, parts, visible: bool) -> dict:
     return line
 
 
-def describe(state: Encounter, events, viewer: Viewer) -> list[dict]:
+def describe(
+    state: Encounter, events, viewer: Viewer, names: Mapping[str, str] = NO_NAMES
+) -> list[dict]:
     """The log lines of one record's events, as this viewer may read them (`state`: the
-    encounter before them)."""
-    return K.log_lines(state, events, viewer, describe_one, X.evolve)
+    encounter before them; `names` as `view` takes them)."""
+    one = functools.partial(describe_one, names=names)
+    return K.log_lines(state, events, viewer, one, X.evolve)
 
 
-def describe_one(state: Encounter, event, viewer: Viewer) -> dict:
+def describe_one(
+    state: Encounter, event, viewer: Viewer, names: Mapping[str, str] = NO_NAMES
+) -> dict:
     if isinstance(event, E.CombatantAdded):
         return K.joined_line(event.combatant, event.carried)
     line = K.event_line(state, event)
@@ -625,7 +648,7 @@ def describe_one(state: Encounter, event, viewer: Viewer) -> dict:
         return line
     if isinstance(event, (E.BegunContinued, E.ActionBegun, E.ActionLost, E.ReactionDeclared,
                           E.ReactionLost)):
-        line.update(command_view(state, event.command))
+        line.update(command_view(state, event.command, names))
         if isinstance(event, (E.ActionLost, E.ReactionLost)):
             line["why"] = event.why
         if isinstance(event, E.BegunContinued):
@@ -656,7 +679,7 @@ def describe_one(state: Encounter, event, viewer: Viewer) -> dict:
         line.update(weapon_name=weapon_name(subject, event.weapon), mode=event.mode)
         return line
     if isinstance(event, E.SkillRolled):
-        line.update(skill_name=stat_name(event.skill), label=event.label,
+        line.update(skill_name=stat_name(event.skill, names), label=event.label,
                     roll=outcome_line(event.outcome, event.parts, visible))
         return line
     if isinstance(event, E.Treated):
