@@ -1,7 +1,9 @@
 """Demo data for a new table: a GM, a player, a campaign they share, Albert from the rule
 text (p. 2) playing in it with a pistol and a vest, and a fight ready to start; and a T10
 campaign with Johan from its excerpt, its weapons, and the harbour fight of its examples
-(a soldier with a k-pist against Johan in his vest)."""
+(a soldier with a k-pist against Johan in his vest); and a Phobia campaign with Jace from
+its excerpt (Sprängteknik 16, line 406; Klättra, line 459), a knife in its catalogue and an
+alley fight against a guard."""
 
 import json
 import os
@@ -20,6 +22,23 @@ DEMO_CAMPAIGN = "Demokampanjen"
 DEMO_ENCOUNTER = "Bakgården"
 DEMO_T10_CAMPAIGN = "Staden"
 DEMO_T10_ENCOUNTER = "Hamnen"
+DEMO_PHOBIA_CAMPAIGN = "Skuggorna"
+DEMO_PHOBIA_ENCOUNTER = "Gränden"
+JACE = {  # phobia-utdrag.txt's Jace: Sprängteknik 16 (line 406), climbing down a wall (459)
+    "name": "Jace",
+    "rule_system": "phobia",
+    "notes": "Exemplen ur Phobia-utdraget.",
+    "attributes": {"strength": 14, "endurance": 14, "agility": 13, "personality": 9,
+                   "psyche": 15, "will": 11, "education": 12, "sight": 15, "hearing": 10,
+                   "luck": 10},
+    "skills": {"demolitions": 16, "climbing": 12, "combat_experience": 3, "first_aid": 8},
+}
+PHOBIA_CATALOGUE = (
+    ("weapon", {"key": "kniv", "name": "Kniv", "damage": 4, "damage_type": "H",
+                "skill": "combat_experience", "ranged": False}),
+    ("weapon", {"key": "batong", "name": "Batong", "damage": 3, "damage_type": "K",
+                "skill": "combat_experience", "ranged": False}),
+)
 JOHAN = {  # t10-ap-utdrag.txt's Johan: Pistol +2, Hota +3, Social Kompetens −2
     "name": "Johan",
     "rule_system": "t10",
@@ -80,6 +99,7 @@ def load_demo(credentials_file: Path) -> dict[str, str]:
         if not campaign.encounters.exists():
             demo_encounter(campaign, gm, albert)
         demo_t10(gm, player)
+        demo_phobia(gm, player)
     # Created owner-only from the start: the file holds plaintext passwords.
     fd = os.open(credentials_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w") as f:
@@ -140,5 +160,41 @@ def demo_t10(gm, player) -> None:
                "stance": "aimed", "skills": {"smg": 1, "throw": 1},
                "weapons": ["kpist", "granat"]}
     for version, (data, controller) in enumerate(((block, johan.owner_id), (soldier, None))):
+        services.command_run(encounter_id=encounter.pk, membership=membership, data=data,
+                             version=version, controller=controller)
+
+
+def demo_phobia(gm, player) -> None:
+    """The Phobia campaign once: Jace (Lugn rolled as a new character's is), the knife and
+    the baton, and Gränden ready for its first round (Jace with his knife against a guard
+    with a baton)."""
+    from combat import services
+    from combat.models import CatalogueItem
+    from rules.phobia.combat import ENGINE
+
+    campaign = Campaign.objects.filter(gm=gm, name=DEMO_PHOBIA_CAMPAIGN).first()
+    if campaign is None:
+        campaign = campaign_create(gm=gm, name=DEMO_PHOBIA_CAMPAIGN, rule_system="phobia")
+    campaign_join(campaign=campaign, user=player)
+    jace = player.characters.filter(name=JACE["name"], campaign=campaign).first()
+    if jace is None:
+        jace = Character(owner=player, campaign=campaign, **JACE)
+        jace.rolled = jace.system.creation_rolls(jace.values(), secrets.SystemRandom())
+        jace.save()
+    for kind, data in PHOBIA_CATALOGUE:
+        CatalogueItem.objects.get_or_create(campaign=campaign, kind=kind, key=data["key"],
+                                            defaults={"data": data})
+    if campaign.encounters.exists():
+        return
+    encounter = services.encounter_create(campaign=campaign, name=DEMO_PHOBIA_ENCOUNTER,
+                                          house_rules={})
+    membership = campaign.memberships.get(user=gm)
+    levels, derived = jace.combat_stats(campaign.house_rules)
+    block = ENGINE.character_block(name=jace.name, levels=levels, derived=derived)
+    block.update(type="add_combatant", character_id=jace.pk, side="a", weapons=["kniv"])
+    guard = {"type": "add_combatant", "name": "Vakten", "side": "b", "npc": True,
+             "strength": 12, "endurance": 10, "agility": 10, "will": 14, "turn_order": 5,
+             "shock_value": 12, "skills": {"combat_experience": 8}, "weapons": ["batong"]}
+    for version, (data, controller) in enumerate(((block, jace.owner_id), (guard, None))):
         services.command_run(encounter_id=encounter.pk, membership=membership, data=data,
                              version=version, controller=controller)

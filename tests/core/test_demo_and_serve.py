@@ -81,6 +81,41 @@ def test_the_demo_has_a_t10_campaign_with_johan_and_the_harbour_fight(tmp_path):
 
 
 @pytest.mark.django_db
+def test_the_demo_has_a_phobia_campaign_with_jace_and_the_alley_fight(tmp_path):
+    """Phobia to try at once: Jace (the excerpt's Sprängteknik 16, line 406) with his Lugn
+    rolled (2T6, line 231), a knife and a baton in the catalogue, and Gränden ready for its
+    first round: Jace, commanded by the player, against a guard."""
+    from combat import services
+    from combat.models import Encounter
+    from rules.phobia.character import derived
+
+    load_demo(tmp_path / "logins.json")
+    jace = Character.objects.get(name="Jace")
+    assert (jace.rule_system, jace.campaign.rule_system) == ("phobia", "phobia")
+    assert jace.owner.username == "demo-spelare"
+    assert jace.skills["demolitions"] == 16
+    calm = jace.rolled["calm"]
+    assert len(calm) == 2
+    assert all(1 <= die <= 6 for die in calm)
+    turn_order = {d.key: d.value for d in derived(jace.values(), jace.rolled)}["turn_order"]
+    granden = Encounter.objects.get(name="Gränden")
+    state = services.folded(granden).state
+    me, guard = state.combatants
+    assert (me.character_id, me.turn_order) == (jace.pk, turn_order)
+    assert [w.name for w in me.weapons] == ["Kniv"]
+    assert [w.name for w in guard.weapons] == ["Batong"]
+    assert guard.npc
+    assert granden.controllers == {me.id: jace.owner_id}
+    client = Client()
+    client.force_login(jace.owner)
+    page = client.get(granden.get_absolute_url())
+    assert page.status_code == 200
+    assert 'data-testid="combatant-c1"' in page.content.decode()
+    sheet = client.get(jace.get_absolute_url())
+    assert sheet.status_code == 200
+
+
+@pytest.mark.django_db
 def test_demo_passwords_authenticate(tmp_path):
     logins = load_demo(tmp_path / "logins.json")
     for username, password in logins.items():
@@ -106,7 +141,7 @@ def test_load_demo_twice_changes_nothing(tmp_path):
     assert json.loads(credentials.read_text()) == first
     assert dict(User.objects.values_list("username", "password")) == hashes
     assert User.objects.count() == users == 2
-    assert Character.objects.count() == characters == 2  # Albert and T10's Johan
+    assert Character.objects.count() == characters == 3  # Albert, T10's Johan, Phobia's Jace
     assert Character.objects.filter(name="Albert").count() == 1
     for username, password in second.items():
         assert authenticate(username=username, password=password) is not None
@@ -167,7 +202,7 @@ def test_load_demo_recreates_a_deleted_demo_user(tmp_path):
     assert second["demo-sl"] == first["demo-sl"]
     assert authenticate(username="demo-spelare", password=second["demo-spelare"]) is not None
     assert Character.objects.get(name="Albert").owner.username == "demo-spelare"
-    assert Campaign.objects.count() == 2  # Demokampanjen and T10's Staden, once each
+    assert Campaign.objects.count() == 3  # Demokampanjen, Staden (T10), Skuggorna (Phobia)
     assert Character.objects.get(name="Albert").campaign.memberships.count() == 2
     assert Character.objects.get(name="Johan").campaign.memberships.count() == 2
 

@@ -30,8 +30,9 @@ class Command(BaseCommand):
         if not no_demo:
             logins = load_demo(settings.DATA_DIR / "demo-logins.json")
             out.write(
-                "Demo logins (demo-sl is the GM of Demokampanjen and of the T10 campaign "
-                "Staden; demo-spelare plays Albert and Johan):"
+                "Demo logins (demo-sl is the GM of Demokampanjen, of the T10 campaign "
+                "Staden and of the Phobia campaign Skuggorna; demo-spelare plays Albert, "
+                "Johan and Jace):"
             )
             for username, password in logins.items():
                 out.write(f"  {username:<14} {password}")
