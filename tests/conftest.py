@@ -27,6 +27,34 @@ def pytest_configure(config):
         "django.contrib.auth.hashers.MD5PasswordHasher",
         "django.contrib.auth.hashers.PBKDF2PasswordHasher",
     ]
+    if settings.DATABASES["default"]["ENGINE"].endswith("postgresql"):
+        _flush_again_after_a_deadlock()
+
+
+def _flush_again_after_a_deadlock():
+    """After a `transaction=True` test its tables are emptied in one TRUNCATE, which takes
+    every table's lock. A server process of the test (site_server: granian, as in
+    production) may still be answering a page's last request then, holding one of those
+    tables and wanting another; PostgreSQL ends such a deadlock by failing one side. The
+    server's read ends at once, so the emptying is tried again (the failed one rolled back)
+    instead of failing the test that had passed."""
+    import time
+
+    from django.db import OperationalError
+    from django.db.backends.postgresql.operations import DatabaseOperations
+
+    flush = DatabaseOperations.execute_sql_flush
+
+    def execute_sql_flush(self, sql_list):
+        for attempt in range(3):
+            try:
+                return flush(self, sql_list)
+            except OperationalError as error:
+                if "deadlock detected" not in str(error) or attempt == 2:
+                    raise
+                time.sleep(0.1)
+
+    DatabaseOperations.execute_sql_flush = execute_sql_flush
 
 
 @pytest.fixture(autouse=True)
