@@ -133,68 +133,56 @@ def demo_encounter(campaign, gm, albert) -> None:
 def demo_t10(gm, player) -> None:
     """The T10 campaign once: Johan, the catalogue, and Hamnen ready to start (Johan with
     his pistol and vest against a soldier with a k-pist in Anläggning)."""
-    from combat import services
-    from combat.models import CatalogueItem
-    from rules.t10.combat import ENGINE
-
-    campaign = Campaign.objects.filter(gm=gm, name=DEMO_T10_CAMPAIGN).first()
-    if campaign is None:
-        campaign = campaign_create(gm=gm, name=DEMO_T10_CAMPAIGN, rule_system="t10")
-    campaign_join(campaign=campaign, user=player)
-    johan = player.characters.filter(name=JOHAN["name"], campaign=campaign).first()
-    if johan is None:
-        johan = Character.objects.create(owner=player, campaign=campaign, **JOHAN)
-    for kind, data in T10_CATALOGUE:
-        CatalogueItem.objects.get_or_create(campaign=campaign, kind=kind, key=data["key"],
-                                            defaults={"data": data})
-    if campaign.encounters.exists():
-        return
-    encounter = services.encounter_create(campaign=campaign, name=DEMO_T10_ENCOUNTER,
-                                          house_rules={})
-    membership = campaign.memberships.get(user=gm)
-    levels, derived = johan.combat_stats(campaign.house_rules)
-    block = ENGINE.character_block(name=johan.name, levels=levels, derived=derived)
-    block.update(type="add_combatant", character_id=johan.pk, side="a", weapons=["pistol"],
-                 armour=["vast"])
-    soldier = {"type": "add_combatant", "name": "Soldat", "side": "b", "npc": True,
-               "stance": "aimed", "skills": {"smg": 1, "throw": 1},
+    soldier = {"name": "Soldat", "stance": "aimed", "skills": {"smg": 1, "throw": 1},
                "weapons": ["kpist", "granat"]}
-    for version, (data, controller) in enumerate(((block, johan.owner_id), (soldier, None))):
-        services.command_run(encounter_id=encounter.pk, membership=membership, data=data,
-                             version=version, controller=controller)
+    demo_system(gm, player, campaign_name=DEMO_T10_CAMPAIGN, system="t10", character=JOHAN,
+                catalogue=T10_CATALOGUE, encounter_name=DEMO_T10_ENCOUNTER,
+                gear={"weapons": ["pistol"], "armour": ["vast"]}, npc=soldier)
 
 
 def demo_phobia(gm, player) -> None:
-    """The Phobia campaign once: Jace (Lugn rolled as a new character's is), the knife and
-    the baton, and Gränden ready for its first round (Jace with his knife against a guard
-    with a baton)."""
+    """The Phobia campaign once: Jace, the knife and the baton, and Gränden ready for its
+    first round (Jace with his knife against a guard with a baton)."""
+    guard = {"name": "Vakten", "strength": 12, "endurance": 10, "agility": 10, "will": 14,
+             "turn_order": 5, "shock_value": 12, "skills": {"combat_experience": 8},
+             "weapons": ["batong"]}
+    demo_system(gm, player, campaign_name=DEMO_PHOBIA_CAMPAIGN, system="phobia",
+                character=JACE, catalogue=PHOBIA_CATALOGUE,
+                encounter_name=DEMO_PHOBIA_ENCOUNTER, gear={"weapons": ["kniv"]}, npc=guard)
+
+
+def demo_system(
+    gm, player, *, campaign_name, system, character, catalogue, encounter_name, gear, npc
+) -> None:
+    """A campaign of an entered rule system once, shared by the GM and the player: the
+    player's `character` (what a new character rolls, rolled: Phobia's Lugn), the
+    campaign's `catalogue` and a fight ready to start, the character with its `gear`
+    (side a, the player's to command) against the NPC `npc` (side b)."""
     from combat import services
     from combat.models import CatalogueItem
-    from rules.phobia.combat import ENGINE
 
-    campaign = Campaign.objects.filter(gm=gm, name=DEMO_PHOBIA_CAMPAIGN).first()
+    campaign = Campaign.objects.filter(gm=gm, name=campaign_name).first()
     if campaign is None:
-        campaign = campaign_create(gm=gm, name=DEMO_PHOBIA_CAMPAIGN, rule_system="phobia")
+        campaign = campaign_create(gm=gm, name=campaign_name, rule_system=system)
     campaign_join(campaign=campaign, user=player)
-    jace = player.characters.filter(name=JACE["name"], campaign=campaign).first()
-    if jace is None:
-        jace = Character(owner=player, campaign=campaign, **JACE)
-        jace.rolled = jace.system.creation_rolls(jace.values(), secrets.SystemRandom())
-        jace.save()
-    for kind, data in PHOBIA_CATALOGUE:
+    hero = player.characters.filter(name=character["name"], campaign=campaign).first()
+    if hero is None:
+        hero = Character(owner=player, campaign=campaign, **character)
+        hero.rolled = hero.system.creation_rolls(hero.values(), secrets.SystemRandom())
+        hero.save()
+    for kind, data in catalogue:
         CatalogueItem.objects.get_or_create(campaign=campaign, kind=kind, key=data["key"],
                                             defaults={"data": data})
     if campaign.encounters.exists():
         return
-    encounter = services.encounter_create(campaign=campaign, name=DEMO_PHOBIA_ENCOUNTER,
+    encounter = services.encounter_create(campaign=campaign, name=encounter_name,
                                           house_rules={})
+    engine = services.engine_of(encounter)
     membership = campaign.memberships.get(user=gm)
-    levels, derived = jace.combat_stats(campaign.house_rules)
-    block = ENGINE.character_block(name=jace.name, levels=levels, derived=derived)
-    block.update(type="add_combatant", character_id=jace.pk, side="a", weapons=["kniv"])
-    guard = {"type": "add_combatant", "name": "Vakten", "side": "b", "npc": True,
-             "strength": 12, "endurance": 10, "agility": 10, "will": 14, "turn_order": 5,
-             "shock_value": 12, "skills": {"combat_experience": 8}, "weapons": ["batong"]}
-    for version, (data, controller) in enumerate(((block, jace.owner_id), (guard, None))):
+    levels, derived = hero.combat_stats(campaign.house_rules)
+    block = engine.character_block(name=hero.name, levels=levels, derived=derived)
+    block.update(type="add_combatant", character_id=hero.pk, side="a", **gear)
+    other = {"type": "add_combatant", "side": "b", "npc": True, **npc}
+    for version, (data, controller) in enumerate(((block, hero.owner_id), (other, None))):
         services.command_run(encounter_id=encounter.pk, membership=membership, data=data,
                              version=version, controller=controller)
