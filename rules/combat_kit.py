@@ -415,6 +415,23 @@ def why_of(why) -> dict:
     return {"why": why or "", "why_template": "", "why_params": {}}
 
 
+def combatant_basics(state, c, status: str) -> dict:
+    """What a panel shows everyone of a combatant, in Phobia and T10 alike (`status`: the
+    system's word for where it stands in the turn)."""
+    return {
+        "id": c.id,
+        "name": c.name,
+        "side": c.side,
+        "npc": c.npc,
+        "character_id": c.character_id,
+        "alive": c.alive,
+        "conscious": c.conscious,
+        "active": state.active == c.id,
+        "status": status,
+        "in_cover": c.in_cover,
+    }
+
+
 def name_of(state, cid: str | None) -> str:
     c = state.get(cid)
     return c.name if c is not None else ""

@@ -164,16 +164,7 @@ def injury_view(injury) -> dict:
 
 def combatant_view(state: Encounter, c: Combatant, viewer: Viewer) -> dict:
     data = {
-        "id": c.id,
-        "name": c.name,
-        "side": c.side,
-        "npc": c.npc,
-        "character_id": c.character_id,
-        "alive": c.alive,
-        "conscious": c.conscious,
-        "active": state.active == c.id,
-        "status": turn_status(state, c),
-        "in_cover": c.in_cover,
+        **K.combatant_basics(state, c, turn_status(state, c)),
         "fled": c.fled,
         "move_mode": c.move_mode,
         "move_name": MOVE_NAMES[c.move_mode],

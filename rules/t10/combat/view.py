@@ -172,16 +172,7 @@ def combatant_view(
 ) -> dict:
     wielded = c.weapon(c.wielded)
     data = {
-        "id": c.id,
-        "name": c.name,
-        "side": c.side,
-        "npc": c.npc,
-        "character_id": c.character_id,
-        "alive": c.alive,
-        "conscious": c.conscious,
-        "active": state.active == c.id,
-        "status": turn_status(state, c),
-        "in_cover": c.in_cover,
+        **K.combatant_basics(state, c, turn_status(state, c)),
         "stance": c.stance,
         "stance_name": STANCE_NAMES[c.stance],
         "wielded_name": wielded.name if wielded else "",
