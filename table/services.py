@@ -421,32 +421,73 @@ def visible(message, *, is_gm: bool) -> dict:
 
 
 def events_after(campaign_id: int, after: int, *, is_gm: bool, limit: int = 500) -> list[dict]:
-    """Stored events (rolls, membership changes, notices) with seq > after, oldest first,
-    at most `limit`, as this viewer may see them."""
-    rolls = (
-        RollEvent.objects.filter(campaign_id=campaign_id, seq__gt=after)
-        .select_related("actor", "character")
-        .order_by("seq")[:limit]
+    """Stored events (rolls, membership changes, notices, combat records) with seq > after,
+    oldest first, at most `limit`, as this viewer may see them. Their numbers come from one
+    snapshot (`log_numbers`), so what commits during the read is either all there or
+    after the last one returned: never a later number without an earlier one."""
+    numbers = log_numbers(campaign_id, after=after, limit=limit)
+    return [visible(message, is_gm=is_gm) for message in log_messages(numbers)]
+
+
+NO_END = 2**63 - 1  # above every seq: "no bound" for `log_numbers`
+SOURCES = ("roll", "member", "notice", "combat")  # `log_numbers`' source index -> table
+
+
+@functools.cache
+def _log_numbers_sql(vendor: str, newest_first: bool) -> str:
+    """One statement over the four event tables: each table's `limit` next numbers (its
+    (campaign, seq) index), merged and cut to `limit`. One statement is one snapshot on
+    PostgreSQL and on SQLite, whatever transaction it runs in."""
+    from combat.models import CombatRecord
+
+    qn = connection.ops.quote_name
+    compare, order = ("<", "DESC") if newest_first else (">", "ASC")
+    tables = (RollEvent, MembershipEvent, NoticeEvent, CombatRecord)
+    arms = " UNION ALL ".join(
+        f"SELECT * FROM (SELECT {qn('seq')}, {source} AS source, {qn('id')} "
+        f"FROM {qn(model._meta.db_table)} "
+        f"WHERE {qn('campaign_id')} = %s AND {qn('seq')} {compare} %s "
+        f"ORDER BY {qn('seq')} {order} LIMIT %s) AS t{source}"
+        for source, model in enumerate(tables)
     )
-    members = MembershipEvent.objects.filter(campaign_id=campaign_id, seq__gt=after).order_by(
-        "seq"
-    )[:limit]
-    notices = NoticeEvent.objects.filter(campaign_id=campaign_id, seq__gt=after).order_by("seq")[
-        :limit
-    ]
-    combat = combat_records().filter(campaign_id=campaign_id, seq__gt=after).order_by("seq")[
-        :limit
-    ]
-    # Each list holds its table's `limit` lowest numbers: the merged `limit` lowest are
-    # exactly the campaign's next `limit` events.
-    merged = (
-        [payload(event) for event in rolls]
-        + [member_payload(event) for event in members]
-        + [notice_payload(event) for event in notices]
-        + combat_payloads(combat)
-    )
-    merged.sort(key=lambda message: message["seq"])
-    return [visible(message, is_gm=is_gm) for message in merged[:limit]]
+    return f"{arms} ORDER BY 1 {order} LIMIT %s"
+
+
+def log_numbers(campaign_id: int, *, after: int | None = None, before: int | None = None,
+                limit: int) -> list[tuple[int, int, int]]:
+    """The campaign's next `limit` events after `after` (oldest first) or, with `before`,
+    its `limit` newest before it (newest first): (seq, source, pk) triples, read in one
+    statement. Events are numbered under the campaign row's lock and commit in that order,
+    so a snapshot holds every number up to its newest."""
+    newest_first = after is None
+    bound = (NO_END if before is None else before) if newest_first else after
+    params = [campaign_id, bound, limit] * len(SOURCES) + [limit]
+    with connection.cursor() as cursor:
+        cursor.execute(_log_numbers_sql(connection.vendor, newest_first), params)
+        return [tuple(row) for row in cursor.fetchall()]
+
+
+def log_messages(numbers: list[tuple[int, int, int]]) -> list[dict]:
+    """The full messages (the GM's view) of `log_numbers`' triples, in their order: one
+    query per table that has any of them. A row gone since (its campaign deleted) is
+    left out."""
+    wanted: dict[int, list[int]] = {}
+    for _seq, source, pk in numbers:
+        wanted.setdefault(source, []).append(pk)
+    rows: dict[tuple[int, int], dict] = {}
+    for source, pks in wanted.items():
+        if SOURCES[source] == "combat":
+            found = list(combat_records().filter(pk__in=pks))
+            rows.update(zip(((source, row.pk) for row in found), combat_payloads(found),
+                            strict=True))
+            continue
+        events, to_message = {
+            "roll": (RollEvent.objects.select_related("actor", "character"), payload),
+            "member": (MembershipEvent.objects.all(), member_payload),
+            "notice": (NoticeEvent.objects.all(), notice_payload),
+        }[SOURCES[source]]
+        rows.update(((source, event.pk), to_message(event)) for event in events.filter(pk__in=pks))
+    return [rows[source, pk] for _seq, source, pk in numbers if (source, pk) in rows]
 
 
 def membership_event_record(*, campaign_id: int, kind: str, membership_id: int, username: str):
@@ -556,28 +597,13 @@ def notice_payload(event: NoticeEvent) -> dict:
 
 
 def events_page(campaign_id: int, *, before: int | None, is_gm: bool, size: int = 30):
-    """A page of the log (rolls, membership changes and notices), newest first, ending
-    before `before`; and the seq to page on."""
-    tables = (
-        (RollEvent.objects.select_related("actor", "character"), payload),
-        (MembershipEvent.objects.all(), member_payload),
-        (NoticeEvent.objects.all(), notice_payload),
-        (combat_records(), None),
-    )
-    merged = []
-    for events, to_message in tables:
-        events = events.filter(campaign_id=campaign_id)
-        if before is not None:
-            events = events.filter(seq__lt=before)
-        # Each table's size + 1 newest: the merged size + 1 newest are among them.
-        newest = events.order_by("-seq")[: size + 1]
-        if to_message is None:
-            merged += combat_payloads(newest)
-        else:
-            merged += [to_message(event) for event in newest]
-    merged.sort(key=lambda message: message["seq"], reverse=True)
-    older = merged[size - 1]["seq"] if len(merged) > size else None
-    return [visible(message, is_gm=is_gm) for message in merged[:size]], older
+    """A page of the log (rolls, membership changes, notices, combat records), newest
+    first, ending before `before`; and the seq to page on. One snapshot (`log_numbers`):
+    the stream that a page opens after its newest event misses nothing below it."""
+    numbers = log_numbers(campaign_id, before=before, limit=size + 1)
+    older = numbers[size - 1][0] if len(numbers) > size else None
+    messages = log_messages(numbers[:size])
+    return [visible(message, is_gm=is_gm) for message in messages], older
 
 
 def combat_records():

@@ -13,7 +13,10 @@ router in `aoristos_site/asgi.py` sends `/live/` here) rather than a Django view
 - **Gap-free and in order.** Every event has the campaign's sequence number. The hub
   appends an event only when it is the next number; otherwise it reads what is missing
   from the database, once for the process. A stream whose page is far behind catches up
-  from the database in batches, then follows the hub.
+  from the database in batches, then follows the hub. A read takes its numbers from one
+  snapshot (`services.log_numbers`), and the hub and a catch-up advance only over a run
+  without a hole: should a number be missing while later ones are there, they read again
+  (`Hub.read_run`), and only after `GAP_WAIT_SECONDS` log it and go on without it.
 - **Membership changes are events in the same order.** When the hub reaches the removal
   of a membership, that member's streams end there: they get nothing after it.
 - **Limits with clear answers**: at most `STREAMS_PER_MEMBER` streams per member (a new one
@@ -60,6 +63,8 @@ STREAMS_PER_MEMBER = 4
 DB_THREADS = 4
 POLL_SECONDS = 2.0  # with Redis: how often hubs check the database for missed events
 RETRY_AFTER_SECONDS = 10
+GAP_WAIT_SECONDS = 2.0  # how long a missing number is read again for before it is passed
+GAP_FIRST_RETRY = 0.02  # the first wait before reading a hole again; it doubles
 TRIM_EVERY = 256  # streams closed between two memory trims
 
 PATH = re.compile(r"^/live/campaigns/([0-9]{1,18})/events/?$")
@@ -220,6 +225,7 @@ class Hub:
         self.head = 0  # every event up to here is known
         self.base = 0  # the entries hold every event after this number
         self.ready = asyncio.Event()
+        self.passed: set[int] = set()  # numbers given up on (`read_run`): nobody waits again
         self.fetching = False
         self.dirty = False
         self.subscription = get_broadcaster().subscribe(campaign_id, self.heard)
@@ -257,11 +263,18 @@ class Hub:
         else:
             self.fetch()
 
+    def follows(self, seq: int, after: int) -> bool:
+        """Whether `seq` comes right after `after`: every number between was passed."""
+        return all(number in self.passed for number in range(after + 1, seq))
+
     def append(self, messages) -> None:
+        """Keep the events that run on from the head, in order; stop at a hole."""
         for message in messages:
             entry = Entry(message)
             if entry.seq <= self.head:
                 continue
+            if not self.follows(entry.seq, self.head):
+                break  # never step over a number (`read_run` passes one after a wait)
             if len(self.entries) == self.entries.maxlen:
                 self.base = self.entries[0].seq
             self.entries.append(entry)
@@ -281,9 +294,9 @@ class Hub:
     async def _fetch(self) -> None:
         try:
             while True:
-                messages = await run_db(self.read_after, self.head)
+                messages, more = await self.read_run(self.head)
                 self.append(messages)
-                if len(messages) < CATCH_UP_BATCH and not self.dirty:
+                if not more and not self.dirty:
                     break
                 self.dirty = False
         except Exception:
@@ -293,6 +306,42 @@ class Hub:
 
     def read_after(self, after: int) -> list[dict]:
         return services.events_after(self.campaign_id, after, is_gm=True, limit=CATCH_UP_BATCH)
+
+    async def read_run(self, after: int) -> tuple[list[dict], bool]:
+        """The stored events that run on from `after` without a hole, and whether more are
+        stored beyond them (a full batch, or a hole after a run).
+
+        One read is one snapshot, and events commit in the order of their numbers, so a
+        hole should never show. Should one show all the same (a number missing, a later
+        one there), it is read again, with growing waits, for up to GAP_WAIT_SECONDS;
+        then the missing numbers are logged once and passed, for this hub's streams too."""
+        waited, delay = 0.0, GAP_FIRST_RETRY
+        while True:
+            messages = await run_db(self.read_after, after)
+            expected, count = after, 0
+            for message in messages:
+                seq = int(message["seq"])
+                if not self.follows(seq, expected):
+                    break
+                expected, count = seq, count + 1
+            if count == len(messages):
+                return messages, len(messages) >= CATCH_UP_BATCH
+            if count:
+                return messages[:count], True  # the run now; the hole on the next read
+            missing = range(expected + 1, int(messages[0]["seq"]))
+            if waited >= GAP_WAIT_SECONDS:
+                self.passed.update(missing)
+                log.warning(
+                    "live table: campaign %s has no event %s after %.1f s of reading again;"
+                    " its pages go on without it",
+                    self.campaign_id,
+                    missing[0] if len(missing) == 1 else f"{missing[0]}-{missing[-1]}",
+                    waited,
+                )
+                continue
+            await asyncio.sleep(delay)
+            waited += delay
+            delay = min(delay * 2, GAP_WAIT_SECONDS / 4)
 
     def after(self, cursor: int) -> list[Entry]:
         """The kept entries after `cursor`, oldest first (the newest few, usually)."""
@@ -601,14 +650,14 @@ async def follow(hub: Hub, stream: Stream, send) -> None:
         if stream.closing:  # the server stops: the page reconnects to the next one
             return
         while stream.cursor < hub.base:  # far behind: catch up from the database
-            messages = await run_db(hub.read_after, stream.cursor)
+            messages, more = await hub.read_run(stream.cursor)
             for entry in map(Entry, messages):
                 if entry.seq > hub.base:
                     break
                 if not await deliver(stream, entry, send):
                     return
             else:
-                if len(messages) == CATCH_UP_BATCH:
+                if more:
                     continue
             # Nothing else is stored up to the hub's base: follow the hub from there.
             stream.cursor = max(stream.cursor, hub.base)

@@ -152,3 +152,94 @@ def kill_leftover_workers(pids: list[int]) -> None:
                 os.kill(pid, signal.SIGKILL)
         except (OSError, ProcessLookupError):
             pass
+
+
+class Servers:
+    """Dedicated server processes for one test; every one (and its worker) is stopped at
+    the end of the test."""
+
+    def __init__(self, workdir: Path):
+        self.workdir = workdir
+        self.started = []  # (server, its worker's pid)
+
+    def start(self, env: dict | None = None, **options):
+        workdir = self.workdir / f"server-{len(self.started)}"
+        workdir.mkdir(exist_ok=True)
+        server = start_site_server(workdir, env, **options)
+        self.started.append((server, worker_pid(server)))
+        return server
+
+    def stop_all(self) -> None:
+        for server, worker in self.started:
+            if server.process.poll() is None:
+                server.stop()
+            kill_leftover_workers([worker])
+
+
+class PrivateRedis:
+    """A redis-server of this test's own, on a free port, to freeze and kill."""
+
+    def __init__(self, workdir: Path):
+        self.workdir = workdir
+        self.port = free_port()
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.process: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        import redis
+
+        self.workdir.mkdir(exist_ok=True)
+        self.process = subprocess.Popen(
+            [
+                "redis-server",
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+            ],
+            cwd=self.workdir,
+            stdout=(self.workdir / "redis.log").open("a"),
+            stderr=subprocess.STDOUT,
+        )
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                self.client().ping()
+                return
+            except redis.RedisError:
+                if self.process.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError((self.workdir / "redis.log").read_text()) from None
+                time.sleep(0.05)
+
+    def client(self):
+        import redis
+
+        return redis.Redis(host="127.0.0.1", port=self.port, socket_timeout=2)
+
+    def pattern_subscribers(self) -> int:
+        """Clients subscribed to a pattern: the servers' listeners."""
+        return sum(1 for client in self.client().client_list() if int(client["psub"]) > 0)
+
+    def wait_for_pattern_subscribers(self, count: int, seconds: float) -> float:
+        started = time.monotonic()
+        while self.pattern_subscribers() < count:
+            if time.monotonic() - started > seconds:
+                raise AssertionError(f"fewer than {count} listeners subscribed in {seconds} s")
+            time.sleep(0.05)
+        return time.monotonic() - started
+
+    def freeze(self) -> None:
+        self.process.send_signal(signal.SIGSTOP)
+
+    def thaw(self) -> None:
+        self.process.send_signal(signal.SIGCONT)
+
+    def kill(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.thaw()
+            self.process.kill()
+            self.process.wait(timeout=10)

@@ -1,8 +1,11 @@
+import shutil
+
 import pytest
 
 from characters.models import Character
 from table import services
 from tests.conftest import ALBERT_ATTRIBUTES, PHOBIA_ATTRIBUTES
+from tests.servers import PrivateRedis, Servers
 
 
 class ScriptedDice:
@@ -42,3 +45,20 @@ def jace(alice, phobia):
         skills={"climbing": 14, "demolitions": 16},
         rolled={"calm": [3, 5]},
     )
+
+
+@pytest.fixture
+def servers(tmp_path):
+    started = Servers(tmp_path)
+    yield started
+    started.stop_all()
+
+
+@pytest.fixture
+def private_redis(tmp_path):
+    if shutil.which("redis-server") is None:
+        pytest.skip("needs redis-server on PATH (apt-get install redis-server; CI has it)")
+    server = PrivateRedis(tmp_path / "redis")
+    server.start()
+    yield server
+    server.kill()

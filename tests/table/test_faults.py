@@ -10,7 +10,6 @@ import contextlib
 import http.client
 import re
 import secrets
-import shutil
 import signal
 import socket
 import statistics
@@ -28,9 +27,6 @@ from django.urls import reverse
 from campaigns.models import Campaign, Membership
 from table.models import MembershipEvent, RollEvent
 from tests.servers import (
-    free_port,
-    kill_leftover_workers,
-    start_site_server,
     thread_count,
     worker_pid,
 )
@@ -250,35 +246,6 @@ def post_roll(server_url: str, campaign, session_key: str, key: str | None = Non
 # Processes the tests start ------------------------------------------------------------------
 
 
-class Servers:
-    """Dedicated server processes for one test; every one (and its worker) is stopped at
-    the end of the test."""
-
-    def __init__(self, workdir: Path):
-        self.workdir = workdir
-        self.started = []  # (server, its worker's pid)
-
-    def start(self, env: dict | None = None, **options):
-        workdir = self.workdir / f"server-{len(self.started)}"
-        workdir.mkdir(exist_ok=True)
-        server = start_site_server(workdir, env, **options)
-        self.started.append((server, worker_pid(server)))
-        return server
-
-    def stop_all(self) -> None:
-        for server, worker in self.started:
-            if server.process.poll() is None:
-                server.stop()
-            kill_leftover_workers([worker])
-
-
-@pytest.fixture
-def servers(tmp_path):
-    started = Servers(tmp_path)
-    yield started
-    started.stop_all()
-
-
 def alive(pid: int) -> bool:
     try:
         state = Path(f"/proc/{pid}/stat").read_text()
@@ -327,85 +294,6 @@ def test_a_stop_signal_ends_every_open_stream_at_once_and_the_server_exits(
 
 
 # 2. Redis frozen or stopped -----------------------------------------------------------------
-
-
-class PrivateRedis:
-    """A redis-server of this test's own, on a free port, to freeze and kill."""
-
-    def __init__(self, workdir: Path):
-        self.workdir = workdir
-        self.port = free_port()
-        self.url = f"redis://127.0.0.1:{self.port}/0"
-        self.process: subprocess.Popen | None = None
-
-    def start(self) -> None:
-        import redis
-
-        self.workdir.mkdir(exist_ok=True)
-        self.process = subprocess.Popen(
-            [
-                "redis-server",
-                "--port",
-                str(self.port),
-                "--bind",
-                "127.0.0.1",
-                "--save",
-                "",
-                "--appendonly",
-                "no",
-            ],
-            cwd=self.workdir,
-            stdout=(self.workdir / "redis.log").open("a"),
-            stderr=subprocess.STDOUT,
-        )
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                self.client().ping()
-                return
-            except redis.RedisError:
-                if self.process.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError((self.workdir / "redis.log").read_text()) from None
-                time.sleep(0.05)
-
-    def client(self):
-        import redis
-
-        return redis.Redis(host="127.0.0.1", port=self.port, socket_timeout=2)
-
-    def pattern_subscribers(self) -> int:
-        """Clients subscribed to a pattern: the servers' listeners."""
-        return sum(1 for client in self.client().client_list() if int(client["psub"]) > 0)
-
-    def wait_for_pattern_subscribers(self, count: int, seconds: float) -> float:
-        started = time.monotonic()
-        while self.pattern_subscribers() < count:
-            if time.monotonic() - started > seconds:
-                raise AssertionError(f"fewer than {count} listeners subscribed in {seconds} s")
-            time.sleep(0.05)
-        return time.monotonic() - started
-
-    def freeze(self) -> None:
-        self.process.send_signal(signal.SIGSTOP)
-
-    def thaw(self) -> None:
-        self.process.send_signal(signal.SIGCONT)
-
-    def kill(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.thaw()
-            self.process.kill()
-            self.process.wait(timeout=10)
-
-
-@pytest.fixture
-def private_redis(tmp_path):
-    if shutil.which("redis-server") is None:
-        pytest.skip("needs redis-server on PATH (apt-get install redis-server; CI has it)")
-    server = PrivateRedis(tmp_path / "redis")
-    server.start()
-    yield server
-    server.kill()
 
 
 def roll_and_see(server_url, campaign, session_key, stream: EventStream, seconds: float):
