@@ -1,5 +1,6 @@
 """Login and join-code throttles (core/throttle.py): 429 with a clear message, the form
-keeps what was typed, windows end, and a broken cache never stops a login."""
+keeps what was typed, windows slide and locks end, and a broken cache never stops a
+login."""
 
 import logging
 import os
@@ -11,9 +12,13 @@ import time
 import uuid
 
 import pytest
+from django.core.cache import cache
 from django.test import Client
 from django.urls import reverse
 from django.utils import translation
+from hypothesis import HealthCheck, example, given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
 
 from aoristos_site import settings as site_settings
 from core import throttle
@@ -149,6 +154,167 @@ def test_client_address_behind_a_proxy(rf, settings):
     request = rf.get("/", REMOTE_ADDR="::ffff:10.2.3.4")
     settings.CLIENT_ADDRESS_HEADER = ""
     assert throttle.client_address(request) == "10.2.3.4"
+
+
+# --- the windows slide -----------------------------------------------------------------------
+
+# A lock may end up to one sub-bucket (1/15 of the window) after the ideal moment: a minute
+# for the 15-minute username limit, 40 s for the 10-minute ones. Never before it.
+SLACK = {
+    throttle.LOGIN_PER_USERNAME: 60,
+    throttle.LOGIN_PER_ADDRESS: 40,
+    throttle.JOIN_CODE_PER_ADDRESS: 40,
+    throttle.JOIN_CODE_PER_USER: 40,
+}
+
+
+@pytest.mark.django_db
+def test_a_second_burst_seconds_after_a_lock_is_refused_for_the_rest_of_the_window(
+    alice, password, fresh_throttle
+):
+    """Issue 23: five wrong passwords just before a fixed window's edge locked the account
+    with Retry-After: 8, and five more 11 s later were counted as ordinary failures."""
+    client = Client()
+    first_burst = NOW - 8  # 8 s before the edge of a 15-minute window
+    fresh_throttle["now"] = first_burst
+    for _ in range(5):
+        assert log_in(client, "alice", "fel").status_code == 200
+    locked = log_in(client, "alice", "fel")
+    assert locked.status_code == 429
+    assert 15 * 60 <= int(locked["Retry-After"]) <= 15 * 60 + 60
+
+    fresh_throttle["now"] = first_burst + 11
+    for attempt in ["fel"] * 4 + [password]:
+        response = log_in(client, "alice", attempt)
+        assert response.status_code == 429
+        wait = int(response["Retry-After"])
+        assert 15 * 60 - 11 <= wait <= 15 * 60 - 11 + 60
+        assert swedish_throttled(15) in response.content.decode()
+    assert not logged_in(client)
+
+    # The lock ends when the first burst ages out, as Retry-After said.
+    fresh_throttle["now"] = first_burst + 11 + wait - 1
+    assert log_in(client, "alice", password).status_code == 429
+    fresh_throttle["now"] = first_burst + 11 + wait
+    assert log_in(client, "alice", password).status_code == 302
+
+
+def try_at(times, limit, fresh_throttle) -> list[float]:
+    """Someone guessing at each of `times` whenever the throttle lets them, always wrong:
+    the times at which a guess went ahead (and failed)."""
+    checks = [(limit, "mallory")]
+    taken = []
+    for now in times:
+        fresh_throttle["now"] = now
+        if throttle.retry_after(checks) == 0:
+            throttle.record_failure(checks)
+            taken.append(now)
+    return taken
+
+
+def most_within_one_window(taken, limit) -> int:
+    """The most guesses that went ahead within any one window length."""
+    return max(
+        (sum(1 for t in taken if start <= t < start + limit.seconds) for start in taken), default=0
+    )
+
+
+@pytest.mark.parametrize("limit", list(SLACK), ids=lambda limit: limit.name)
+@pytest.mark.parametrize("offset", [-1.0, -0.25, 0.0, 0.5, 1.5])
+def test_a_burst_across_a_window_edge_gets_no_more_than_the_limit(limit, offset, fresh_throttle):
+    # NOW is the edge of every fixed window; the burst runs from just before to just after.
+    before = [NOW + offset - 2] * limit.attempts
+    after = [NOW + offset + 2 + i for i in range(limit.attempts)]
+    taken = try_at(before + after, limit, fresh_throttle)
+    assert len(taken) == limit.attempts
+
+
+@pytest.mark.parametrize("limit", list(SLACK), ids=lambda limit: limit.name)
+def test_a_patient_guesser_never_gets_more_than_the_limit_in_any_window(limit, fresh_throttle):
+    # One guess every 13.3 s for three hours, starting off any sub-bucket's edge.
+    times = [NOW + 5.1 + 13.3 * i for i in range(int(3 * 3600 / 13.3))]
+    taken = try_at(times, limit, fresh_throttle)
+    assert most_within_one_window(taken, limit) == limit.attempts
+    # ...and is not held up much longer: a lock runs over by at most one sub-bucket.
+    windows = 3 * 3600 / (limit.seconds + SLACK[limit] + 13.3)
+    assert len(taken) >= limit.attempts * int(windows)
+
+
+def test_a_lock_ends_when_its_oldest_failure_ages_out(fresh_throttle):
+    limit = throttle.LOGIN_PER_USERNAME
+    checks = [(limit, "mallory")]
+    failures = [NOW + 7, NOW + 100, NOW + 200, NOW + 300, NOW + 400]
+    assert try_at(failures, limit, fresh_throttle) == failures
+
+    fresh_throttle["now"] = NOW + 401
+    ends = NOW + 401 + throttle.retry_after(checks)
+    oldest_ages_out = failures[0] + limit.seconds
+    assert oldest_ages_out <= ends <= oldest_ages_out + SLACK[limit]
+    fresh_throttle["now"] = oldest_ages_out - 1
+    assert throttle.retry_after(checks) > 0  # not earlier
+    fresh_throttle["now"] = ends - 0.5
+    assert throttle.retry_after(checks) == 1
+    fresh_throttle["now"] = ends
+    assert throttle.retry_after(checks) == 0
+
+    # One more guess, and the lock is back until the next oldest failure ages out.
+    throttle.record_failure(checks)
+    ends = ends + throttle.retry_after(checks)
+    next_ages_out = failures[1] + limit.seconds
+    assert next_ages_out <= ends <= next_ages_out + SLACK[limit]
+
+
+@pytest.mark.django_db
+def test_a_successful_login_clears_failures_from_across_the_window(alice, password, fresh_throttle):
+    client = Client()
+    for minutes in range(4):  # four failures, each in a sub-bucket of its own
+        fresh_throttle["now"] = NOW + 150 * minutes
+        assert log_in(client, "alice", "fel").status_code == 200
+    assert log_in(client, "alice", password).status_code == 302
+    client.post(reverse("logout"))
+    for _ in range(4):
+        assert log_in(client, "alice", "fel").status_code == 200
+    assert log_in(client, "alice", password).status_code == 302
+
+
+@hypothesis_settings(
+    max_examples=150,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(
+    limit=st.sampled_from(list(SLACK)),
+    gaps=st.lists(st.floats(min_value=0, max_value=400, allow_nan=False), max_size=40),
+    start=st.floats(min_value=-900, max_value=900, allow_nan=False),
+)
+@example(limit=throttle.LOGIN_PER_USERNAME, gaps=[0.0] * 4 + [11.0] + [0.0] * 4, start=-8.0)
+def test_the_throttle_refuses_exactly_what_a_sliding_window_would_up_to_one_sub_bucket(
+    limit, gaps, start, fresh_throttle
+):
+    """At every moment: a guess goes ahead only if fewer than `attempts` went ahead in the
+    last window length, and is refused only if that many went ahead in the last window
+    length plus one sub-bucket; when refused, Retry-After is when the next one may go."""
+    cache.clear()
+    checks = [(limit, "mallory")]
+    taken = []
+    now = NOW + start
+    for gap in gaps:
+        now += gap
+        fresh_throttle["now"] = now
+        wait = throttle.retry_after(checks)
+        in_window = sum(1 for t in taken if t > now - limit.seconds)
+        in_window_and_slack = sum(1 for t in taken if t > now - limit.seconds - SLACK[limit])
+        if wait == 0:
+            assert in_window < limit.attempts
+            throttle.record_failure(checks)
+            taken.append(now)
+        else:
+            assert in_window_and_slack >= limit.attempts
+            fresh_throttle["now"] = now + wait
+            assert throttle.retry_after(checks) == 0
+            fresh_throttle["now"] = now + wait - 1
+            assert throttle.retry_after(checks) > 0
 
 
 # --- join codes ------------------------------------------------------------------------------
@@ -310,3 +476,26 @@ def test_a_frozen_or_stopped_redis_slows_a_login_by_at_most_a_tenth(
     assert response.status_code == 302
     # The login itself takes a few ms here; the throttle adds at most one 0.1 s timeout.
     assert max(timings) < 0.35, timings
+
+
+@pytest.mark.django_db
+def test_the_window_slides_the_same_in_redis(alice, password, settings, own_redis, fresh_throttle):
+    """Several processes share counts through Redis: the same sub-buckets, read with one
+    get_many, counted with add() and incr(), cleared with delete_many."""
+    _, url = own_redis
+    settings.CACHES = {"default": site_settings.cache_from_url(url)}
+    limit = throttle.LOGIN_PER_USERNAME
+    assert try_at([NOW - 2] * 5 + [NOW + 2] * 5, limit, fresh_throttle) == [NOW - 2] * 5
+    fresh_throttle["now"] = NOW + 2
+    assert throttle.retry_after([(limit, "mallory")]) == 15 * 60 - 2
+
+    client = Client()
+    for minutes in range(4):
+        fresh_throttle["now"] = NOW + 150 * minutes
+        assert log_in(client, "alice", "fel").status_code == 200
+    assert log_in(client, "alice", password).status_code == 302  # clears all four
+    client.post(reverse("logout"))
+    for _ in range(4):
+        assert log_in(client, "alice", "fel").status_code == 200
+    assert log_in(client, "alice", "fel").status_code == 200
+    assert log_in(client, "alice", password).status_code == 429
