@@ -142,6 +142,13 @@ class EnteredTestForm(forms.Form):
     def is_opposed(self) -> bool:
         return self.cleaned_data.get("mode") == self.MODE_OPPOSED
 
+    @property
+    def rolls_in_secret(self) -> bool:
+        """Whether this roll is the GM's secret one: only such a roll continues, opposes or
+        carries from a secret roll, or is rolled in a secret roll's Lugn situation
+        (README, "Secret rolls")."""
+        return bool(self.cleaned_data.get("secret"))
+
     def opponents(self) -> list:
         """The opponents the tray offers (read only when the tray is shown): the
         campaign's characters, someone without a sheet, and the newest tests in the log
@@ -150,9 +157,9 @@ class EnteredTestForm(forms.Form):
             (f"character:{c.pk}", c.name) for c in self.campaign.characters.order_by("name")
         ]
         rolls = [
-            (f"roll:{seq}", earlier_label(seq, name, label, chance))
-            for seq, name, label, chance in self.earlier_rolls().values_list(
-                "seq", "character__name", "label", "test_base"
+            (f"roll:{seq}", earlier_label(seq, name, label, chance) + secret_mark(secret))
+            for seq, name, label, chance, secret in self.earlier_rolls().values_list(
+                "seq", "character__name", "label", "test_base", "secret"
             )[:EARLIER_ROLLS]
         ] if self.system.delayed_opposition else []
         return [
@@ -163,15 +170,19 @@ class EnteredTestForm(forms.Form):
 
     def continuations(self) -> list:
         """The rolls a test may continue (T10): the newest tests this user sees, each
-        with its degrees ("#12 Johan · Förhöra 7: 3 DoF")."""
-        rolls = self.earlier_rolls().values_list("seq", "character__name", "label", "detail")
+        with its degrees ("#12 Johan · Förhöra 7: 3 DoF"); the GM's secret ones marked."""
+        rolls = self.earlier_rolls().values_list(
+            "seq", "character__name", "label", "detail", "secret"
+        )
         choices = [("", gettext("Nothing: a new roll"))]
-        for seq, name, label, detail in rolls[:EARLIER_ROLLS]:
+        for seq, name, label, detail, secret in rolls[:EARLIER_ROLLS]:
             try:
                 result = self.system.result_of(detail)
             except RulesError:
                 continue
-            choices.append((f"roll:{seq}", continuation_label(seq, name, label, result)))
+            choices.append(
+                (f"roll:{seq}", continuation_label(seq, name, label, result) + secret_mark(secret))
+            )
         return choices
 
     def counterparts(self) -> list:
@@ -237,6 +248,11 @@ class EnteredTestForm(forms.Form):
             )
             if cleaned["continued"] is None:
                 self.add_error("after", gettext("There is no such roll to continue."))
+            elif cleaned["continued"].secret and not self.rolls_in_secret:
+                self.add_error("after", gettext(
+                    "That roll is secret: only a secret roll may continue it, or the log "
+                    "would show it to the players. Tick “Secret roll” or choose another."
+                ))
         toward = cleaned.get("toward") or ""
         kind, _sep, number = toward.partition(":")
         cleaned["pair"] = None
@@ -279,6 +295,11 @@ class EnteredTestForm(forms.Form):
             )
             if cleaned["earlier"] is None:
                 self.add_error("opponent", gettext("There is no such roll to oppose."))
+            elif cleaned["earlier"].secret and not self.rolls_in_secret:
+                self.add_error("opponent", gettext(
+                    "That roll is secret: only a secret roll may oppose it, or the log "
+                    "would show it to the players. Tick “Secret roll” or choose another."
+                ))
         else:
             self.add_error("opponent", gettext("Choose whom the test is against."))
         for param in self.system.opposed_params:
@@ -306,17 +327,21 @@ class EnteredTestForm(forms.Form):
     def carried_from(self, character, stat: str) -> dict | None:
         """The earlier roll a test continues: the one chosen, or else, for a social roll
         with someone, the character's newest social roll with them however long ago
-        (T10, "Att använda DoS och DoF"); None when it continues nothing."""
+        (T10, "Att använda DoS och DoF"); None when it continues nothing. A roll that is
+        not secret carries from the pair's newest roll that is not secret either: the
+        GM's secret ones carry only into the GM's later secret ones (README, "Secret
+        rolls"), so no log line shows a secret roll's number or degrees."""
         data = self.cleaned_data
         event = data.get("continued")
         pair = data.get("pair")
         if event is None and pair and self.system.is_social(stat):
-            event = (
-                RollEvent.objects.filter(
-                    campaign_id=self.campaign_id, character_id=character.pk,
-                    detail__toward=pair["key"],
-                ).order_by("-seq").first()
+            rolls = RollEvent.objects.filter(
+                campaign_id=self.campaign_id, character_id=character.pk,
+                detail__toward=pair["key"],
             )
+            if not self.rolls_in_secret:
+                rolls = rolls.filter(secret=False)
+            event = rolls.order_by("-seq").first()
         if event is None:
             return None
         try:
@@ -381,7 +406,9 @@ class EnteredTestForm(forms.Form):
         # What it carries may hinder it (Phobia: overloaded above Bärförmåga).
         request = {**request, "stat": stat, "carried": character.carried()}
         # A situation its Lugn roll opened changes the character's other tests in it.
-        request["situation"] = open_situation(self.campaign_id, character.pk)
+        request["situation"] = open_situation(
+            self.campaign_id, character.pk, secret=self.rolls_in_secret
+        )
         if system.reads_body:  # T10: the Utmattning its latest fight left on it
             request["body"], request["in_fight"] = latest_body(character, self.campaign_id)
         if request["stat"] not in values:
@@ -433,6 +460,12 @@ def continuation_label(seq: int, name: str | None, label: str, result) -> str:
     dos, dof = result.marks.get("dos", 0), result.marks.get("dof", 0)
     degrees = f"{dos} DoS" if dos else f"{dof} DoF" if dof else "±0"
     return f"#{seq} {name or '?'} · {label} {result.total}: {degrees}"
+
+
+def secret_mark(secret: bool) -> str:
+    """What the GM's lists add to a secret roll's name: only a secret roll may continue or
+    oppose it."""
+    return " " + gettext("(secret)") if secret else ""
 
 
 def earlier_label(seq: int, name: str | None, label: str, chance: int | None) -> str:

@@ -536,18 +536,18 @@ def notice_record(*, campaign_id: int, kind: str, actor: str = "", **data) -> No
     return event
 
 
-def open_situation(campaign_id: int, character_id: int) -> str | None:
+def open_situation(campaign_id: int, character_id: int, *, secret: bool = True) -> str | None:
     """The situation a character's newest situation roll opened (Phobia's Lugn, lines
-    210-229) while nobody has ended it since; None when there is none. Two indexed
-    queries: the newest such roll, and an end told after it."""
-    last = (
-        RollEvent.objects.filter(
-            campaign_id=campaign_id, character_id=character_id, detail__has_key="situation"
-        )
-        .order_by("-seq")
-        .values_list("seq", "detail")
-        .first()
+    210-229) while nobody has ended it since; None when there is none. With ``secret``
+    False (a test that is not the GM's secret one, and its odds) the GM's secret Lugn
+    rolls are left out: what they made of the situation stays the GM's (README, "Secret
+    rolls"). Two indexed queries: the newest such roll, and an end told after it."""
+    rolls = RollEvent.objects.filter(
+        campaign_id=campaign_id, character_id=character_id, detail__has_key="situation"
     )
+    if not secret:
+        rolls = rolls.filter(secret=False)
+    last = rolls.order_by("-seq").values_list("seq", "detail").first()
     if last is None:
         return None
     seq, detail = last

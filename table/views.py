@@ -205,7 +205,8 @@ def situation_end(request, membership):
     if character is None:
         return HttpResponse(status=403)
     campaign = membership.campaign
-    if services.open_situation(campaign.pk, character.pk) is not None:
+    # A player ends only a situation they see: never one the GM's secret Lugn roll opened.
+    if services.open_situation(campaign.pk, character.pk, secret=membership.is_gm) is not None:
         with transaction.atomic():
             services.notice_record(
                 campaign_id=campaign.pk, kind="situation", actor=membership.user.username,
