@@ -17,6 +17,7 @@ from characters.entered import IDENTITY_FIELDS as ENTERED_IDENTITY
 from characters.entered import EnteredForm, derived_rows, house_of, issue_text
 from characters.forms import CharacterForm, ItemForm, OddsForm, issue_message
 from characters.models import Character, Item
+from characters.roller import roller_context
 from characters.terms import ATTRIBUTE_TERMS, SECONDARY_TERMS, SKILL_TERMS, test_label
 from core.params import ParamError, saved_text, strict_id
 from rules.aoristos import character as rules
@@ -404,8 +405,6 @@ def sheet_context(character: Character, access: Access, *, odds_query=None, item
         "body": SimpleLazyObject(lambda: sheet_body(character, access, items, catalogue)),
     }
     if can_roll:
-        from table.sheet import roller_context  # table.sheet renders this page too
-
         context |= roller_context(character, odds_form, test_levels)
     return context
 

@@ -34,7 +34,7 @@ from rules.engine import REDO, UNDO, Record, Replay, Viewer, decode, encode, eng
 from rules.engine import replay_step as fold_step
 from rules.errors import RulesError
 from table.broadcast import get_broadcaster
-from table.services import insert_numbered, public_payload
+from table.numbering import insert_numbered, public_payload
 
 log = logging.getLogger(__name__)
 
@@ -338,7 +338,7 @@ INSERTED = (
 
 def insert_record(record: CombatRecord) -> bool:
     """Store `record` as the campaign's next event and its encounter's next version, in one
-    statement (`table.services.insert_numbered`); set its pk and seq. False when that
+    statement (`table.numbering.insert_numbered`); set its pk and seq. False when that
     version is taken (nothing stored): of two records of one version the unique
     (encounter, version) keeps the first. The trigger of combat migration 0002 moves the
     encounter's ``version`` up to the record's inside the statement."""

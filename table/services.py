@@ -11,28 +11,9 @@ from rules.aoristos import dice
 from rules.errors import RulesError
 from table.broadcast import get_broadcaster
 from table.models import MembershipEvent, NoticeEvent, RollEvent
+from table.numbering import insert_numbered, next_seq, public_payload
 
 rng = secrets.SystemRandom()  # tests replace it with scripted dice
-
-
-def next_seq(campaign_id: int) -> int:
-    """The campaign's next event number, for events other than rolls, in one statement.
-
-    Call it in the transaction that stores the event. The UPDATE holds the campaign row
-    (PostgreSQL) or the write lock (SQLite) until commit, so concurrent events get 1, 2,
-    3, ... in commit order with no gaps or repeats; rolls (``roll_record``) take their
-    numbers from the same counter.
-    """
-    campaigns = connection.ops.quote_name(Campaign._meta.db_table)
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"UPDATE {campaigns} SET event_seq = event_seq + 1 WHERE id = %s RETURNING event_seq",
-            [campaign_id],
-        )
-        row = cursor.fetchone()
-    if row is None:
-        raise Campaign.DoesNotExist(f"No campaign {campaign_id}.")
-    return row[0]
 
 
 def roll_record(
@@ -104,49 +85,6 @@ INSERTED = (
     "created_at",
     "idempotency_key",
 )
-
-
-@functools.cache
-def _numbered_insert_sql(model, names: tuple, conflict: str, vendor: str) -> tuple[list, str]:
-    """The fields and the statement of `insert_numbered`, built once per model and vendor."""
-    qn = connection.ops.quote_name
-    fields = [model._meta.get_field(name) for name in names]
-    columns = ", ".join(qn(field.column) for field in fields)
-    lock = " FOR UPDATE" if vendor == "postgresql" else ""
-    sql = (
-        f"INSERT INTO {qn(model._meta.db_table)} ({columns}, {qn('seq')}) "
-        f"VALUES ({', '.join(['%s'] * len(fields))}, "
-        f"(SELECT event_seq + 1 FROM {qn(Campaign._meta.db_table)} WHERE id = %s{lock})) "
-        f"ON CONFLICT {conflict} DO NOTHING "
-        f"RETURNING {qn('id')}, {qn('seq')}"
-    )
-    return fields, sql
-
-
-def insert_numbered(event, names: tuple, conflict: str) -> bool:
-    """Store `event` (a model with ``campaign`` and ``seq``; `names`: the fields to store)
-    as the campaign's next event, in one statement; set its pk and seq. False when the
-    row would break the unique index `conflict` names (SQL: "(columns) [WHERE ...]"):
-    nothing is stored.
-
-    The INSERT reads the campaign's ``event_seq`` + 1 and a trigger of the event's table
-    (rolls: table migration 0002, combat records: combat migration 0002) moves
-    ``event_seq`` up to it, both inside the statement. On PostgreSQL the read locks the
-    campaign row (FOR UPDATE) until commit: a concurrent event waits, then reads the
-    number this one left. On SQLite the statement holds the write lock. Outside a
-    transaction the statement is its own (autocommit): no BEGIN or COMMIT round trips.
-    """
-    fields, sql = _numbered_insert_sql(type(event), names, conflict, connection.vendor)
-    values = [field.get_db_prep_save(getattr(event, field.attname), connection) for field in fields]
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [*values, event.campaign_id])
-        row = cursor.fetchone()
-    if row is None:
-        return False
-    event.pk, event.seq = row
-    event._state.adding = False
-    event._state.db = connection.alias
-    return True
 
 
 def insert(event: RollEvent) -> bool:
@@ -509,19 +447,6 @@ def member_payload(event: MembershipEvent) -> dict:
     return public_payload(
         event, "member-" + event.kind, event.username, membership_id=event.membership_id
     )
-
-
-def public_payload(event, kind: str, actor: str, **fields) -> dict:
-    """A log line everyone at the table may see (no secret): its number, kind and time."""
-    return {
-        **fields,
-        "seq": event.seq,
-        "kind": kind,
-        "actor": actor,
-        "secret": False,
-        "created_at": event.created_at.isoformat(),
-        "time": timezone.localtime(event.created_at).strftime("%H:%M"),
-    }
 
 
 def notice_record(*, campaign_id: int, kind: str, actor: str = "", **data) -> NoticeEvent:

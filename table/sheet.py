@@ -7,48 +7,18 @@ and up), when the character is in a campaign. A roll goes to that campaign's tab
 shown beside the sheet's button. Favourites are changed by the same people.
 """
 
-from django import forms
 from django.contrib.auth.decorators import login_required
 from django.db import IntegrityError, transaction
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
 
 from campaigns.access import Access, get_character
-from characters.terms import label
+from characters.roller import FavouriteNameForm
 from characters.views import sheet_context, sheet_test
 from core.db import idempotency
-from rules.aoristos import character as rules
 from table import services
 from table.models import FavouriteTest
-
-
-def roller_context(character, odds_form, test_levels: dict[str, int]) -> dict:
-    """What the sheet's roller shows: each attribute and skill as a toggle with its level
-    (skills at level 0 apart, behind "show all"), the favourites and a fresh key."""
-    widgets = {widget.data["value"]: widget for widget in odds_form["properties"]}
-    chosen = set(odds_form.cleaned_data["properties"]) if odds_form.is_valid() else set()
-
-    def toggle(key):
-        return {"key": key, "name": label(key), "widget": widgets[key], "level": test_levels[key]}
-
-    zero_skills = [toggle(key) for key in rules.SKILLS if not test_levels[key]]
-    return {
-        "attribute_toggles": [toggle(key) for key in rules.ATTRIBUTES],
-        "skill_toggles": [toggle(key) for key in rules.SKILLS if test_levels[key]],
-        "zero_skill_toggles": zero_skills,
-        # A chosen skill at level 0 keeps "show all" open, so no chosen box is hidden.
-        "show_zero_skills": any(row["key"] in chosen for row in zero_skills),
-        "favourites": list(character.favourite_tests.all()),
-        "favourite_form": FavouriteNameForm(),
-        "idempotency_key": idempotency.new_key(),
-        "rolled": None,
-    }
-
-
-class FavouriteNameForm(forms.Form):
-    favourite_name = forms.CharField(label=gettext_lazy("Name"), max_length=40, strip=True)
 
 
 def roller_character(request, pk: int):

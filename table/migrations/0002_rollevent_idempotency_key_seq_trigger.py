@@ -3,7 +3,7 @@
 A roll is stored by one INSERT whose ``seq`` is the campaign's ``event_seq`` + 1 (read
 under FOR UPDATE on PostgreSQL; SQLite has one writer at a time); the AFTER INSERT trigger
 created here moves ``campaigns_campaign.event_seq`` up to the new ``seq`` in the same
-statement. ``table.services.next_seq`` still bumps ``event_seq`` for other kinds of events.
+statement. ``table.numbering.next_seq`` still bumps ``event_seq`` for other kinds of events.
 
 SQLite drops a table's triggers when a migration rebuilds the table (Django's
 ``_remake_table``: altering or removing a column, most constraints). A later migration
