@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def load_bench():
-    spec = importlib.util.spec_from_file_location("bench_live", ROOT / "bench" / "live.py")
+    spec = importlib.util.spec_from_file_location("bench_harness", ROOT / "bench" / "harness.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
