@@ -96,6 +96,9 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # The database or Redis away: 503 with Retry-After, one log line per outage. Outside
+    # SessionMiddleware, whose session load and save need the database (core.outage).
+    "core.middleware.OutageMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "core.middleware.LanguageMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -261,8 +264,15 @@ SECURE_CSP = {
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    # 400/403/404 are answers, not faults: one line each, without a traceback.
-    "filters": {"no_4xx_tracebacks": {"()": "core.logging.DropClientErrorTracebacks"}},
+    # 400/403/404 are answers, not faults: one line each, without a traceback. A 503 while
+    # the database or Redis is away is not logged per request at all: core.outage logs
+    # one line when the outage starts and one when it ends.
+    "filters": {
+        "no_4xx_tracebacks": {"()": "core.logging.DropClientErrorTracebacks"},
+        "no_outage_answers": {"()": "core.logging.DropOutageAnswers"},
+    },
     "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["no_4xx_tracebacks"]}},
+    # On the logger, not the handler: the record is dropped for every handler.
+    "loggers": {"django.request": {"filters": ["no_outage_answers"]}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
 }

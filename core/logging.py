@@ -26,3 +26,20 @@ class DropClientErrorTracebacks(logging.Filter):
             record.exc_text = None
             record.stack_info = None
         return True
+
+
+class DropOutageAnswers(logging.Filter):
+    """Drop Django's record of a 503 answered because the database or Redis is away.
+
+    Django logs every 5xx answer ("Service Unavailable: /campaigns/1/table/", at ERROR,
+    with the traceback when the error passed through its 500 handler): one record per
+    request for as long as the outage lasts. `core.views.unavailable` marks the request
+    (`outage_answer`), and `core.outage` logs the outage itself once, when it starts,
+    and once when it ends. Any other 503 keeps its line.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        request = getattr(record, "request", None)
+        return not (
+            getattr(record, "status_code", None) == 503 and getattr(request, "outage_answer", None)
+        )

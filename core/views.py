@@ -1,13 +1,18 @@
+import sys
+
+from django.conf import settings
 from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
 from django.http import HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
 from django.templatetags.static import static
+from django.utils import translation
 from django.utils.http import url_has_allowed_host_and_scheme
-from django.utils.translation import get_language, gettext
+from django.utils.translation import get_language, gettext, gettext_lazy
 from django.views.decorators.http import require_GET
 
-from core import throttle
+from core import outage, throttle
 from core.forms import LoginForm, SignupForm
 from core.params import ParamError
 
@@ -131,8 +136,64 @@ def not_found(request, exception=None):
 
 
 def server_error(request):
+    """500, or 503 when the error shows the database or Redis away. Errors raised in a
+    view reach `core.middleware.OutageMiddleware` first; this catches those raised in
+    another middleware (a session saved on the way out), which Django turns into a 500
+    before any outer middleware sees them."""
+    error = sys.exc_info()[1]
+    away = outage.note(error)
+    if away is not None:
+        return unavailable(request, away)
     if request.path.startswith("/api/"):
         return HttpResponse(
             '{"error": "internal error"}', status=500, content_type="application/json"
         )
     return render(request, "500.html", status=500)
+
+
+UNAVAILABLE_MESSAGES = {
+    outage.database.name: gettext_lazy(
+        "The server cannot reach its database right now. Try again in a few seconds."
+    ),
+    outage.redis.name: gettext_lazy(
+        "The server cannot reach its cache right now. Try again in a few seconds."
+    ),
+}
+
+
+def wants_json(request) -> bool:
+    """The JSON API, or a client that prefers JSON to HTML."""
+    if request.path.startswith("/api/"):
+        return True
+    preferred = request.get_preferred_type(["text/html", "application/json"])
+    return preferred == "application/json"
+
+
+def unavailable(request, away: outage.Outage) -> HttpResponse:
+    """503 while the database or Redis is away: Retry-After and a short message. JSON for
+    the API (in English, like its other errors), a page for a browser, the message alone
+    for htmx (it swaps error answers into its target). Rendered without the request's
+    context processors, which may need the database."""
+    # core.logging drops Django's own "Service Unavailable: /path" line for this answer:
+    # the outage is logged once by core.outage, not once per request.
+    request.outage_answer = away.name
+    seconds = outage.RETRY_AFTER_SECONDS
+    if wants_json(request):
+        text = f"{away.name} unavailable; try again in {seconds} s"
+        response = JsonResponse({"error": text}, status=503)
+    else:
+        language = getattr(request, "LANGUAGE_CODE", "") or settings.LANGUAGE_CODE
+        context = {
+            "message": UNAVAILABLE_MESSAGES[away.name],
+            "retry_after": seconds,
+            # A page asked for with GET reloads itself; a form's POST is not sent again.
+            "refresh": request.method == "GET",
+        }
+        htmx = request.headers.get("HX-Request") == "true"
+        with translation.override(language):
+            html = render_to_string("503.html#message" if htmx else "503.html", context)
+        response = HttpResponse(html, status=503)
+        response["Content-Language"] = language
+    response["Retry-After"] = str(seconds)
+    response["Cache-Control"] = "no-store"
+    return response

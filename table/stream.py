@@ -50,6 +50,7 @@ from django.utils import translation
 from django.utils.crypto import constant_time_compare
 from django.utils.translation import gettext
 
+from core import outage
 from core.limits import max_streams
 from table import services
 from table.broadcast import get_broadcaster
@@ -243,8 +244,9 @@ class Hub:
 
         try:
             self.head = self.base = await run_db(last_seq) or 0
-        except Exception:
-            log.exception("live table: could not read campaign %s", self.campaign_id)
+        except Exception as error:
+            if not outage.note(error, answered=False):
+                log.exception("live table: could not read campaign %s", self.campaign_id)
         self.ready.set()
         if self.dirty:
             self.fetch()
@@ -299,8 +301,9 @@ class Hub:
                 if not more and not self.dirty:
                     break
                 self.dirty = False
-        except Exception:
-            log.exception("live table: catching up campaign %s failed", self.campaign_id)
+        except Exception as error:
+            if not outage.note(error, answered=False):
+                log.exception("live table: catching up campaign %s failed", self.campaign_id)
         finally:
             self.fetching = False
 
@@ -446,8 +449,9 @@ class Registry:
 
         try:
             latest = await run_db(last_seqs)
-        except Exception:
-            log.exception("live table: polling for missed events failed")
+        except Exception as error:
+            if not outage.note(error, answered=False):
+                log.exception("live table: polling for missed events failed")
             return
         for pk, seq in latest.items():
             if pk in hubs and seq > hubs[pk].head:
@@ -587,9 +591,15 @@ async def serve(scope, receive, send, campaign_id: int, cookies: dict) -> None:
         return
     try:
         member = await run_db(member_of, cookies.get(settings.SESSION_COOKIE_NAME, ""), campaign_id)
-    except Exception:
-        log.exception("live table: could not check a stream's member")
-        await respond(send, 503, gettext("The table is not available right now."))
+    except Exception as error:
+        if not outage.note(error):
+            log.exception("live table: could not check a stream's member")
+        await respond(
+            send,
+            503,
+            gettext("The table is not available right now."),
+            [(b"retry-after", str(outage.RETRY_AFTER_SECONDS).encode())],
+        )
         return
     if member is None:
         await respond(send, 404, gettext("No such table, or you are not at it."))
@@ -619,7 +629,9 @@ async def serve(scope, receive, send, campaign_id: int, cookies: dict) -> None:
     except (OSError, asyncio.CancelledError):
         pass  # the page went away
     except Exception as error:  # e.g. the server's "client disconnected" error
-        if type(error).__name__ not in ("ClientDisconnected", "ProtocolError"):
+        if type(error).__name__ not in ("ClientDisconnected", "ProtocolError") and not (
+            outage.note(error, answered=False)
+        ):
             log.exception("live table: a stream failed")
     finally:
         watcher.cancel()
