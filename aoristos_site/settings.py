@@ -1,7 +1,7 @@
 """Settings for Aoristos Table: one module, configured by the environment.
 
 SQLite and the in-process defaults need no configuration at all; set DATABASE_URL
-(PostgreSQL) to scale out. Every variable is listed in README.md.
+(PostgreSQL) to scale out. Every variable is listed in docs/operations.md.
 """
 
 import os

@@ -1,6 +1,6 @@
 """Throttles on guessing: passwords at login and campaign join codes.
 
-Limits (also in README.md):
+Limits (also in docs/operations.md, "Limits"):
 
 - login: 10 failed logins in any 10 minutes from one client address, and 5 failed logins
   in any 15 minutes for one username (whatever address they come from). A successful

@@ -146,7 +146,7 @@ class EnteredTestForm(forms.Form):
     def rolls_in_secret(self) -> bool:
         """Whether this roll is the GM's secret one: only such a roll continues, opposes or
         carries from a secret roll, or is rolled in a secret roll's Lugn situation
-        (README, "Secret rolls")."""
+        (docs/rules/t10.md, "Secret rolls")."""
         return bool(self.cleaned_data.get("secret"))
 
     def opponents(self) -> list:
@@ -329,8 +329,8 @@ class EnteredTestForm(forms.Form):
         with someone, the character's newest social roll with them however long ago
         (T10, "Att använda DoS och DoF"); None when it continues nothing. A roll that is
         not secret carries from the pair's newest roll that is not secret either: the
-        GM's secret ones carry only into the GM's later secret ones (README, "Secret
-        rolls"), so no log line shows a secret roll's number or degrees."""
+        GM's secret ones carry only into the GM's later secret ones (docs/rules/t10.md,
+        "Secret rolls"), so no log line shows a secret roll's number or degrees."""
         data = self.cleaned_data
         event = data.get("continued")
         pair = data.get("pair")

@@ -465,8 +465,8 @@ def open_situation(campaign_id: int, character_id: int, *, secret: bool = True) 
     """The situation a character's newest situation roll opened (Phobia's Lugn, lines
     210-229) while nobody has ended it since; None when there is none. With ``secret``
     False (a test that is not the GM's secret one, and its odds) the GM's secret Lugn
-    rolls are left out: what they made of the situation stays the GM's (README, "Secret
-    rolls"). Two indexed queries: the newest such roll, and an end told after it."""
+    rolls are left out: what they made of the situation stays the GM's (docs/rules/t10.md,
+    "Secret rolls"). Two indexed queries: the newest such roll, and an end told after it."""
     rolls = RollEvent.objects.filter(
         campaign_id=campaign_id, character_id=character_id, detail__has_key="situation"
     )

@@ -6,7 +6,7 @@ roll (line 4): its value is 0 or a penalty, used when no specific skill applies.
 rules with default names. Skills (färdigheter) are grouped under the abilities and give
 up to +3.
 
-Readings where the excerpt is terse or silent (written down in the README too):
+Readings where the excerpt is terse or silent (written down in docs/rules/t10.md too):
 
 * **A skill replaces its ability.** Johan charms with his Social Kompetens (−2) because he
   has no Charma; with his +3 in Hota "it would have gone much better": the skill's bonus

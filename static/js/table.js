@@ -97,7 +97,7 @@
   }
 
   // Keep the screen awake while the table is open and in view. Browsers offer this only
-  // on HTTPS or localhost (see README, "Security on a LAN"); elsewhere nothing happens.
+  // on HTTPS or localhost (see docs/operations.md, "HTTPS"); elsewhere nothing happens.
   let wakeLock = null;
   async function stayAwake() {
     if (!("wakeLock" in navigator) || document.visibilityState !== "visible" || wakeLock) return;

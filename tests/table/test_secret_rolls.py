@@ -1,6 +1,6 @@
 """The GM's secret rolls stay the GM's (issue 23): a player learns only that the GM rolled
 in secret, in every system's tray: not in the odds, the lists of earlier rolls, the log,
-the sheet's "Intryck", nor through what a later roll carries (README, "Secret rolls"; T10
+the sheet's "Intryck", nor through what a later roll carries (docs/rules/t10.md, "Secret rolls"; T10
 "Att använda DoS och DoF"; Phobia lines 374-381: "bör spelledaren slå slaget dolt")."""
 
 import re
