@@ -929,7 +929,7 @@ def test_a_character_block_gives_effective_bonuses():
     state, events = run(state, {"type": "start"}, 5, 5)
     state, events = run(state, {"type": "test", "id": "c1", "skill": "charm"}, 5, 5)
     assert of(events, E.SkillRolled).parts == (("skill", -2),)
-    from rules.t10.combat.engine import roll_bonus
+    from rules.t10.combat.reading import roll_bonus
 
     assert roll_bonus(by_name(state, "Soldat"), "pistol") == -1  # its ability: no skill
 

@@ -3,9 +3,11 @@ interface of `rules.engine`.
 
 Modules: ``gear`` (weapons, armour), ``figures`` (the text's arithmetic, each with its
 page), ``state`` (the encounter's values), ``commands``, ``events``, ``engine`` (`decide`
-and `evolve`) and ``view`` (what each viewer sees, prompts, actions and previews). What
-every system's engine does alike (the roster, reading commands, the engine object) is
-`rules.combat_kit`'s.
+and `evolve`: the front, handing each command to the module of the chapter that rules it:
+``activation``, ``movement``, ``items``, ``attacks``, ``vigilance``, ``wounds``; below them
+``reading`` and ``fold``) and ``view`` (what each viewer sees, prompts, actions and
+previews). What every system's engine does alike (the roster, reading commands, the engine
+object) is `rules.combat_kit`'s.
 """
 
 from collections.abc import Mapping

@@ -29,7 +29,7 @@ def pairs_set(pairs: tuple[tuple[str, Any], ...], key: str, value: Any) -> tuple
 
 @dataclass(frozen=True)
 class HouseRules:
-    """Per-campaign readings where the text gives no number (rulings.md, README).
+    """Per-campaign readings where the text gives no number (rulings.md, docs/rules/aoristos.md).
 
     * `movement_by_round_total`: movement cost by the round's total distance (the rule's
       words, default) or by each move (the p. 7 example).

@@ -12,8 +12,20 @@ from rules.aoristos.combat import commands as C
 from rules.aoristos.combat import engine as X
 from rules.aoristos.combat import events as E
 from rules.aoristos.combat import figures as F
+from rules.aoristos.combat.attacks import (
+    attack_base,
+    attack_hand,
+    attack_plan,
+    declaration,
+    protection_of,
+    strength_physique,
+    threshold_parts,
+)
+from rules.aoristos.combat.fold import evolve
 from rules.aoristos.combat.gear import LIMBS
+from rules.aoristos.combat.reading import effective_movement, needs_ammo
 from rules.aoristos.combat.state import POSTURES, UNARMED, Combatant, Encounter, PendingAttack
+from rules.aoristos.combat.vigilance import default_vigilance, vigilance_bonus, vigilance_options
 from rules.combat_kit import GM_VIEW, LowestDice, percent, sees_numbers, why_of
 from rules.engine import Viewer, encode
 from rules.errors import RulesError
@@ -50,7 +62,7 @@ def combatant_view(state: Encounter, c: Combatant, viewer: Viewer) -> dict:
             organ_trauma=c.organ_trauma,
             shock_tolerance=c.shock_tolerance,
             toughness=c.toughness,
-            movement=X.effective_movement(c),
+            movement=effective_movement(c),
             moved=c.moved,
             initiative=c.initiative,
             attributes={
@@ -66,8 +78,8 @@ def combatant_view(state: Encounter, c: Combatant, viewer: Viewer) -> dict:
                     "key": w.key,
                     "name": w.name,
                     "held": w.key in c.held,
-                    "rounds": c.rounds(w.key) if X.needs_ammo(w) else None,
-                    "capacity": w.capacity if X.needs_ammo(w) else None,
+                    "rounds": c.rounds(w.key) if needs_ammo(w) else None,
+                    "capacity": w.capacity if needs_ammo(w) else None,
                 }
                 for w in c.weapons
             ],
@@ -153,15 +165,15 @@ def vigilance_prompt(state: Encounter, attack: PendingAttack) -> dict:
     """The target's choice with the chance each leaves the attacker (p. 8-9)."""
     attacker = state.get(attack.attacker)
     weapon = attacker.weapon(attack.weapon) or UNARMED
-    options = X.vigilance_options(state, attack)
-    default = X.default_vigilance(options)
-    hand = X.attack_hand(attacker, weapon, attack.aim, attack.shots)
-    tb = X.attack_base(attacker, weapon)
+    options = vigilance_options(state, attack)
+    default = default_vigilance(options)
+    hand = attack_hand(attacker, weapon, attack.aim, attack.shots)
+    tb = attack_base(attacker, weapon)
     chances = {}
     keys = list(options)
     for size in range(0, F.VIGILANCE_MAX + 1):
         for chosen in combinations(keys, size):
-            threshold = sum(v for _, v in X.threshold_parts(state, attack, chosen))
+            threshold = sum(v for _, v in threshold_parts(state, attack, chosen))
             chances["+".join(sorted(chosen))] = percent(F.hit_chance(hand, tb, threshold))
     return {
         "kind": "vigilance",
@@ -170,7 +182,7 @@ def vigilance_prompt(state: Encounter, attack: PendingAttack) -> dict:
         "target_name": state.get(attack.target).name,
         "weapon": weapon.name,
         "options": [{"key": k, "value": v} for k, v in options.items()],
-        "bonus": X.vigilance_bonus(state, state.get(attack.target)),
+        "bonus": vigilance_bonus(state, state.get(attack.target)),
         "default": list(default),
         "chances": chances,
         "chances_json": json.dumps(chances),
@@ -276,7 +288,7 @@ def actions(state: Encounter, c: Combatant) -> list[dict]:
                         weapon=weapon.name,
                     )
                 )
-            if X.needs_ammo(weapon) and c.rounds(weapon.key) < weapon.capacity:
+            if needs_ammo(weapon) and c.rounds(weapon.key) < weapon.capacity:
                 cost, why = try_cost(state, C.Reload(c.id, weapon.key))
                 out.append(
                     action(
@@ -323,31 +335,31 @@ def attack_preview(state: Encounter, cmd: C.Attack, viewer: Viewer = GM_VIEW) ->
     try:
         if attacker is None:
             raise RulesError("no such combatant")
-        plan = X.attack_plan(state, attacker, cmd)
+        plan = attack_plan(state, attacker, cmd)
     except RulesError as error:
         return {"ok": False, **why_of(error)}
     target, weapon = plan["target"], plan["weapon"]
     # The state as it would be once the attack is declared (its cost aside).
-    probe = X.evolve(state, X.declaration(attacker, cmd, plan, cost=0))
+    probe = evolve(state, declaration(attacker, cmd, plan, cost=0))
     pending = probe.attack
     if target.aware and target.acts:
-        chosen = X.default_vigilance(X.vigilance_options(probe, pending))
+        chosen = default_vigilance(vigilance_options(probe, pending))
     else:
         chosen = ()
-    parts = X.threshold_parts(probe, pending, chosen)
+    parts = threshold_parts(probe, pending, chosen)
     threshold = sum(v for _, v in parts)
     shots = max(1, plan["shots"])
-    hand = X.attack_hand(attacker, weapon, cmd.aim, shots)
-    tb = X.attack_base(attacker, weapon)
+    hand = attack_hand(attacker, weapon, cmd.aim, shots)
+    tb = attack_base(attacker, weapon)
     area_less = shots >= 4 or weapon.explosive
-    protection = X.protection_of(target, None if area_less else "torso")
+    protection = protection_of(target, None if area_less else "torso")
     damage = F.damage_distribution(
         hand=hand,
         test_base=tb,
         threshold=threshold,
         real_weapon=weapon.real,
         weapon_strength=weapon.strength,
-        physique=X.strength_physique(attacker, weapon),
+        physique=strength_physique(attacker, weapon),
         armour=protection,
         toughness=target.toughness,
     )
@@ -377,7 +389,7 @@ def describe(state: Encounter, events, viewer: Viewer) -> list[dict]:
         if kind == "CombatantAdded":
             c = event.combatant
             data = {"id": c.id, "name": c.name, "npc": c.npc, "side": c.side}
-            state = X.evolve(state, event)
+            state = evolve(state, event)
             lines.append({"kind": kind, **data})
             continue
         names = {}
@@ -426,7 +438,7 @@ def describe(state: Encounter, events, viewer: Viewer) -> list[dict]:
                 data.pop(private, None)
             data["hidden"] = True
         lines.append({"kind": kind, **names, **data})
-        state = X.evolve(state, event)
+        state = evolve(state, event)
     return lines
 
 

@@ -2,11 +2,13 @@
 state machine, behind the rule-system engine interface of `rules.engine`.
 
 Modules: ``state`` (the encounter's values), ``commands``, ``events``, ``engine``
-(`decide` and `evolve`; its docstring states the readings where the excerpt is silent)
-and ``view`` (what each viewer sees, prompts, previews and log lines). Damage, the
-serious-injury table and bleeding are `rules.phobia.injuries`'; tests and odds
-`rules.phobia.success`'. What every system's engine does alike (the roster, reading
-commands, the engine object) is `rules.combat_kit`'s.
+(`decide` and `evolve`; its docstring states the readings where the excerpt is silent),
+the handlers by the text's chapters under it (``rounds``, ``attacks``, ``damage``; below
+them ``reading`` and ``fold``) and ``view`` (what each viewer sees, prompts, previews
+and log lines). Damage, the serious-injury table and bleeding are
+`rules.phobia.injuries`'; tests and odds `rules.phobia.success`'. What every system's
+engine does alike (the roster, reading commands, the engine object) is
+`rules.combat_kit`'s.
 """
 
 from collections.abc import Mapping
@@ -14,7 +16,7 @@ from typing import Any
 
 from rules.combat_kit import SystemCombat, character_command, house_values
 from rules.errors import gettext_noop as _
-from rules.phobia.combat import commands, engine, events, state, view
+from rules.phobia.combat import commands, damage, engine, events, state, view
 from rules.phobia.combat.state import ATTRIBUTE_KEYS, Encounter, HouseRules
 from rules.phobia.injuries import DEFAULT_COLUMNS, DEFAULT_PER_ROW
 
@@ -161,7 +163,7 @@ class PhobiaCombat(SystemCombat):
         add_combatant in the next one: None when it is not here, {} when it is unhurt. A new fight
         goes on from the wounds of the last (the GM lets time pass in it first)."""
         c = encounter.of_character(character_id)
-        return None if c is None else engine.body_of(c, encounter.seconds, encounter.name)
+        return None if c is None else damage.body_of(c, encounter.seconds, encounter.name)
 
     def catalogue_fields(self) -> dict[str, list[dict]]:
         """The campaign catalogue's forms as data (the app builds them): per kind, each

@@ -1,6 +1,6 @@
 """Events of a Phobia encounter: what happened, with every die already rolled in it.
 
-`evolve` (engine.py) applies them and never rolls, so an encounter's state is the fold
+`evolve` (fold.py) applies them and never rolls, so an encounter's state is the fold
 of its events. Each event names its combatants by id.
 """
 

@@ -16,6 +16,19 @@ from rules.phobia.character import ATTRIBUTE_TERMS, DERIVED_TERMS, SKILL_TERMS
 from rules.phobia.combat import commands as C
 from rules.phobia.combat import engine as X
 from rules.phobia.combat import events as E
+from rules.phobia.combat.attacks import (
+    COVER_ATTRIBUTE,
+    COVER_SKILL,
+    DEFEND_DIFFICULTY,
+    attack_parts,
+    defend_skill,
+    response_parts,
+    shoot_back_weapon,
+)
+from rules.phobia.combat.damage import body_of, death_parts, shock_parts
+from rules.phobia.combat.fold import evolve
+from rules.phobia.combat.reading import difficulty_of
+from rules.phobia.combat.rounds import order_key, queue
 from rules.phobia.combat.state import AREAS, ATTRIBUTE_KEYS, RESPONSES, Combatant, Encounter
 from rules.phobia.dice import ObDice, p_at_most
 from rules.phobia.injuries import (
@@ -26,6 +39,7 @@ from rules.phobia.injuries import (
     filled_rows,
     overflow_boxes,
     row_difficulty,
+    skill_difficulty_added,
 )
 from rules.phobia.success import odds
 
@@ -122,7 +136,7 @@ def damage_sheet(state: Encounter | None, character_id: int, house: Mapping[str,
         "alive": c.alive,
         "conscious": c.conscious,
         "ongoing": [o.code for o in c.ongoing],
-        "skill_adds": X.skill_difficulty_added(c.pain, cols, per),
+        "skill_adds": skill_difficulty_added(c.pain, cols, per),
     }
 
 
@@ -226,9 +240,9 @@ def combatant_view(state: Encounter, c: Combatant, viewer: Viewer) -> dict:
         ],
         bleed_rate=c.bleeding.rate,
         blood_loss=c.bleeding.loss,
-        skill_adds=X.skill_difficulty_added(c.pain, house.damage_columns, house.row_difficulty),
-        death_difficulty=X.difficulty_of(X.death_parts(state, c.trauma, c.bleeding.loss)),
-        shock_difficulty=X.difficulty_of(X.shock_parts(state, c.trauma, c.pain, c.bleeding.loss)),
+        skill_adds=skill_difficulty_added(c.pain, house.damage_columns, house.row_difficulty),
+        death_difficulty=difficulty_of(death_parts(state, c.trauma, c.bleeding.loss)),
+        shock_difficulty=difficulty_of(shock_parts(state, c.trauma, c.pain, c.bleeding.loss)),
         ongoing=[o.code for o in c.ongoing],
         losses=[{"what": what, "amount": amount} for what, amount in c.losses],
         declared=c.declared,
@@ -241,7 +255,7 @@ def combatant_view(state: Encounter, c: Combatant, viewer: Viewer) -> dict:
 
 
 def order_view(state: Encounter, viewer: Viewer) -> list[dict]:
-    ordered = sorted(state.combatants, key=lambda c: X.order_key(state, c))
+    ordered = sorted(state.combatants, key=lambda c: order_key(state, c))
     return [
         {
             "id": c.id,
@@ -284,7 +298,7 @@ def pending_view(state: Encounter, viewer: Viewer) -> dict | None:
     }
     if sees_numbers(attacker, viewer):
         data["parts"] = [list(p) for p in pending.parts]
-        data["difficulty"] = X.difficulty_of(pending.parts)
+        data["difficulty"] = difficulty_of(pending.parts)
     return data
 
 
@@ -316,8 +330,8 @@ def response_options(state: Encounter, c: Combatant, viewer: Viewer) -> list[dic
                 skill=skill,
                 skill_name=stat_name(skill),
                 chance=c.value(skill),
-                difficulty=X.difficulty_of(parts),
-                p_success=percent(odds(X.difficulty_of(parts), min(c.value(skill), 200)).success),
+                difficulty=difficulty_of(parts),
+                p_success=percent(odds(difficulty_of(parts), min(c.value(skill), 200)).success),
             )
         out.append(option)
     return out
@@ -326,12 +340,12 @@ def response_options(state: Encounter, c: Combatant, viewer: Viewer) -> list[dic
 def response_plan(state: Encounter, c: Combatant, kind: str) -> tuple[str, tuple]:
     """The skill a response is rolled against and its difficulty's parts."""
     if kind == "defend":
-        return X.defend_skill(c, ""), X.response_parts(state, c, X.DEFEND_DIFFICULTY)
+        return defend_skill(c, ""), response_parts(state, c, DEFEND_DIFFICULTY)
     if kind == "cover":
-        skill, base = X.COVER_SKILL if c.value("combat_experience") > 0 else X.COVER_ATTRIBUTE
-        return skill, X.response_parts(state, c, base)
-    weapon = X.shoot_back_weapon(c, "")
-    return weapon.skill, X.response_parts(state, c, state.house.attack_difficulty)
+        skill, base = COVER_SKILL if c.value("combat_experience") > 0 else COVER_ATTRIBUTE
+        return skill, response_parts(state, c, base)
+    weapon = shoot_back_weapon(c, "")
+    return weapon.skill, response_parts(state, c, state.house.attack_difficulty)
 
 
 def prompts(state: Encounter, viewer: Viewer) -> list[dict]:
@@ -433,7 +447,7 @@ def view(state: Encounter, viewer: Viewer) -> dict:
         and not state.round_closed
         and active is None
         and state.pending is None
-        and not X.queue(state),
+        and not queue(state),
         "active": active.id if active else None,
         "active_name": active.name if active else "",
         "order": order_view(state, viewer),
@@ -474,8 +488,8 @@ def attack_preview(state: Encounter, cmd: C.Attack, viewer: Viewer = GM_VIEW) ->
             raise RulesError("half the TO is 0: no aimed shot")
     except RulesError as error:
         return {"ok": False, **why_of(error)}
-    parts = X.attack_parts(state, attacker, bool(cmd.aim))
-    difficulty = X.difficulty_of(parts)
+    parts = attack_parts(state, attacker, bool(cmd.aim))
+    difficulty = difficulty_of(parts)
     chance = min(attacker.value(weapon.skill), 200)
     exact = odds(difficulty, chance)
     data = {
@@ -554,12 +568,12 @@ def test_line(test: E.Test, visible: bool) -> dict:
 def describe(state: Encounter, events, viewer: Viewer) -> list[dict]:
     """The log lines of one record's events, as this viewer may read them (`state`: the
     encounter before them)."""
-    return K.log_lines(state, events, viewer, describe_one, X.evolve)
+    return K.log_lines(state, events, viewer, describe_one, evolve)
 
 
 def describe_one(state: Encounter, event, viewer: Viewer) -> dict:
     if isinstance(event, E.CombatantAdded):
-        return K.joined_line(event.combatant, bool(X.body_of(event.combatant, state.seconds)))
+        return K.joined_line(event.combatant, bool(body_of(event.combatant, state.seconds)))
     data = encode(event)
     data.pop("_")
     line = K.event_line(state, event)
@@ -671,7 +685,7 @@ def describe_one(state: Encounter, event, viewer: Viewer) -> dict:
                 line.update(
                     parts=[list(p) for p in event.parts],
                     parts_text=parts_text(event.parts),
-                    difficulty=X.difficulty_of(event.parts),
+                    difficulty=difficulty_of(event.parts),
                 )
         else:
             line["turn_order"] = event.turn_order if visible else None

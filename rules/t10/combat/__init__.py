@@ -2,10 +2,12 @@
 state machine, behind the rule-system engine interface of `rules.engine`.
 
 Modules: ``state`` (the encounter's values), ``commands``, ``events``, ``engine``
-(`decide` and `evolve`; its docstring states the readings where the excerpt is silent)
-and ``view`` (what each viewer sees, prompts, previews and log lines). Rolls are
-`rules.t10.rolls`'; a character's values `rules.t10.character`'s. What every system's
-engine does alike (the roster, reading commands, the engine object) is `rules.combat_kit`'s.
+(`decide` and `evolve`; its docstring states the readings where the excerpt is silent),
+the handlers by the text's sections under it (``rounds``, ``actions``, ``attacks``,
+``damage``; below them ``reading`` and ``fold``) and ``view`` (what each viewer sees,
+prompts, previews and log lines). Rolls are `rules.t10.rolls`'; a character's values
+`rules.t10.character`'s. What every system's engine does alike (the roster, reading
+commands, the engine object) is `rules.combat_kit`'s.
 """
 
 from collections.abc import Mapping
@@ -14,7 +16,7 @@ from typing import Any
 from rules.combat_kit import SystemCombat, character_command, house_values
 from rules.errors import gettext_noop as _
 from rules.t10 import character
-from rules.t10.combat import commands, engine, events, state, view
+from rules.t10.combat import commands, damage, engine, events, state, view
 from rules.t10.combat.state import Encounter, HouseRules
 
 __all__ = ["ENGINE", "HOUSE_RULES", "T10Combat", "commands", "engine", "events", "state", "view"]
@@ -137,7 +139,7 @@ class T10Combat(SystemCombat):
         add_combatant in the next one: None when it is not here, {} when it is unhurt
         (Utmattning and Skada 0)."""
         c = encounter.of_character(character_id)
-        return None if c is None else engine.body_of(c, encounter.name)
+        return None if c is None else damage.body_of(c, encounter.name)
 
     def catalogue_fields(self) -> dict[str, list[dict]]:
         """The campaign catalogue's forms as data (the app builds them): per kind, each

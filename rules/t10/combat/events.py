@@ -1,6 +1,6 @@
 """Events of a T10 encounter: what happened, with every die already rolled in it.
 
-`evolve` (engine.py) applies them and never rolls, so an encounter's state is the fold of
+`evolve` (fold.py) applies them and never rolls, so an encounter's state is the fold of
 its events. Each event names its combatants by id. A roll is a `rules.t10.rolls.Outcome`
 (the two dice, the bonus added, the total) with the parts its bonus was summed from.
 """

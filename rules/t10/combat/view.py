@@ -12,14 +12,18 @@ from fractions import Fraction
 from typing import Any
 
 from rules import combat_kit as K
-from rules.combat_kit import GM_VIEW, mine, name_of, percent, sees_numbers, why_of
+from rules.combat_kit import GM_VIEW, mine, name_of, percent, refuse, sees_numbers, why_of
 from rules.engine import Viewer, encode
 from rules.errors import RulesError
 from rules.errors import gettext_noop as _
 from rules.t10.character import ABILITY_TERMS, INITIATIVE, SKILLS
 from rules.t10.combat import commands as C
-from rules.t10.combat import engine as X
 from rules.t10.combat import events as E
+from rules.t10.combat.actions import other_parts, plan_action, stance_plan
+from rules.t10.combat.attacks import attack_parts, range_band
+from rules.t10.combat.fold import evolve
+from rules.t10.combat.reading import bonus_of, roll_bonus
+from rules.t10.combat.rounds import _end_turn, ordered
 from rules.t10.combat.state import (
     DEAD_AT,
     STANCES,
@@ -146,7 +150,7 @@ def weapon_view(
         "name": weapon.name,
         "skill": weapon.skill,
         "skill_name": stat_name(weapon.skill, names),
-        "bonus": X.roll_bonus(c, weapon.skill),
+        "bonus": roll_bonus(c, weapon.skill),
         "close": weapon.close,
         "normal": weapon.normal,
         "maximum": weapon.maximum,
@@ -221,7 +225,7 @@ def order_view(state: Encounter, viewer: Viewer) -> list[dict]:
             "total": c.initiative_total if sees_numbers(c, viewer) else None,
             "dice": list(c.rolls) if sees_numbers(c, viewer) else [],
         }
-        for c in X.ordered(state)
+        for c in ordered(state)
     ]
 
 
@@ -268,12 +272,12 @@ def refusal(state: Encounter, command) -> RulesError | None:
     """Why `command` cannot be made now (None: it can), without rolling anything."""
     try:
         if isinstance(command, C.EndTurn):
-            X._end_turn(state, command, None)
+            _end_turn(state, command, None)
         elif isinstance(command, C.Pass):
             if state.pending is None or command.id not in state.pending.unanswered:
-                X.refuse(_("there is no attack to react to"), "no_attack")
+                refuse(_("there is no attack to react to"), "no_attack")
         else:
-            X.plan_action(state, command)
+            plan_action(state, command)
     except RulesError as error:
         return error
     return None
@@ -336,8 +340,8 @@ def attack_options(state: Encounter, c: Combatant) -> list[dict]:
             why = refusal(state, C.Attack(c.id, target.id, weapon.key, float(weapon.normal)))
             chances = {}
             for band in BANDS:
-                parts = X.attack_parts(state, c, target, weapon, mode, band)
-                chances[band] = percent(test_odds(X.bonus_of(parts)).success)
+                parts = attack_parts(state, c, target, weapon, mode, band)
+                chances[band] = percent(test_odds(bonus_of(parts)).success)
             out.append(
                 {
                     "target": target.id,
@@ -369,7 +373,7 @@ def stance_options(state: Encounter, c: Combatant) -> list[dict]:
         command = C.Stance(c.id, stance)
         cost = None
         with contextlib.suppress(RulesError):
-            cost = X.stance_plan(c, command)[0]
+            cost = stance_plan(c, command)[0]
         why = refusal(state, command)
         out.append(
             {
@@ -402,7 +406,7 @@ def roll_options(c: Combatant, names: Mapping[str, str] = NO_NAMES) -> list[dict
     Utmattning, its standing modifier) and the exact chance of success before the roll."""
     options = []
     for key in C.ROLL_KEYS:
-        bonus = X.bonus_of(X.other_parts(c, key))
+        bonus = bonus_of(other_parts(c, key))
         options.append({"key": key, "name": stat_name(key, names), "bonus": bonus,
                         "percent": percent(test_odds(bonus).success)})
     return options
@@ -414,7 +418,7 @@ def acting_view(
     """The combatants this viewer may act with now (their forms' data) and the buttons."""
     acting, actions = [], []
     house = state.house
-    for c in X.ordered(state):
+    for c in ordered(state):
         how = how_acting(state, c)
         if how is None or not mine(c, viewer):
             continue
@@ -525,17 +529,17 @@ def attack_preview(
         mode = cmd.mode or attacker.mode_of(weapon)
         if weapon.modifier(mode) is None:
             raise RulesError(f"{weapon.name} does not fire {mode}")
-        if cmd.distance is not None and X.range_band(weapon, cmd.distance) == "out":
+        if cmd.distance is not None and range_band(weapon, cmd.distance) == "out":
             raise RulesError(f"beyond {weapon.name}'s maximum range ({weapon.maximum} m)")
     except RulesError as error:
         return {"ok": False, **why_of(error)}
-    bands = (X.range_band(weapon, cmd.distance),) if cmd.distance is not None else BANDS
+    bands = (range_band(weapon, cmd.distance),) if cmd.distance is not None else BANDS
     visible = sees_numbers(target, viewer)
     covered = weapon.explosive and target.in_cover
     rows = []
     for band in bands:
-        parts = X.attack_parts(state, attacker, target, weapon, mode, band, cmd.modifier)
-        bonus = X.bonus_of(parts)
+        parts = attack_parts(state, attacker, target, weapon, mode, band, cmd.modifier)
+        bonus = bonus_of(parts)
         p_hit = test_odds(bonus).success
         amounts = damage_odds(weapon, bonus)
         row = {
@@ -606,7 +610,7 @@ def describe(
     """The log lines of one record's events, as this viewer may read them (`state`: the
     encounter before them; `names` as `view` takes them)."""
     one = functools.partial(describe_one, names=names)
-    return K.log_lines(state, events, viewer, one, X.evolve)
+    return K.log_lines(state, events, viewer, one, evolve)
 
 
 def describe_one(

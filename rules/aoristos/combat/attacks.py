@@ -1,0 +1,539 @@
+"""Attacks (p. 8-13): the attack's cost and aim (Sikte, p. 8), its declaration and the
+six steps (Steg för steg, p. 9): the threshold from vigilance and melee or range (p. 8-11),
+the attack test and the hit area (p. 9), the attacker's abort, and the resolution:
+strength (p. 12), protection and cover (p. 12), damage (p. 12-13) and the wound
+(`wounds`). Also melee and firing in it (p. 10), distance aim (p. 11), automatic fire
+(p. 11), overwatch (p. 11), and the reactions: a free attack at one leaving melee (p. 10)
+and the watcher's reflex attack, or holding fire (p. 11).
+
+Commands: Attack, Vigilance, Proceed, Abort, Pass, RangeAim, Overwatch.
+"""
+
+from rules.aoristos.combat import commands as C
+from rules.aoristos.combat import events as E
+from rules.aoristos.combat import figures as F
+from rules.aoristos.combat.activation import cancel_extended, end_activation, pay
+from rules.aoristos.combat.fold import evolve
+from rules.aoristos.combat.items import holding
+from rules.aoristos.combat.movement import escape_decision
+from rules.aoristos.combat.reading import (
+    PAIN_THRESHOLD,
+    arm_ok,
+    attack_is_melee,
+    distance,
+    holds_real_melee_weapon,
+    in_melee,
+    needs_ammo,
+    not_in_melee,
+    require_active,
+)
+from rules.aoristos.combat.state import UNARMED, Combatant, Encounter, PendingAttack, pairs_get
+from rules.aoristos.combat.vigilance import (
+    default_vigilance,
+    vigilance_bonus,
+    vigilance_move,
+    vigilance_options,
+)
+from rules.aoristos.combat.wounds import wound_event
+from rules.aoristos.dice import Hand, Purpose, roll
+from rules.aoristos.success import test_hand
+from rules.combat_kit import combatant, refuse
+from rules.errors import gettext_noop as _
+
+VIGILANCE_RANGE = 10  # p. 9: the attacker within 10 m may abort a hit
+
+
+# The attack's figures (p. 8-12) -----------------------------------------------------------
+
+
+def aim_conditions(state: Encounter, attacker: Combatant, target: Combatant, weapon) -> int:
+    """The säkerhetssikte conditions met (p. 8): the whole target clearly visible; the
+    target stationary (not moved or in melee during or since its latest activation);
+    the attacker sitting or otherwise stable; a laser sight or the like."""
+    met = 0
+    if not target.hidden_areas and not target.cover:
+        met += 1
+    if not target.moved_since_activation and not in_melee(state, target):
+        met += 1
+    if attacker.posture != "standing":
+        met += 1
+    if weapon.laser_sight:
+        met += 1
+    return met
+
+
+def attack_hand(attacker: Combatant, weapon, aim: int, shots: int) -> Hand:
+    """The attack test's hand for this attacker and weapon (p. 9-10, 13)."""
+    return F.attack_hand(
+        aim=aim,
+        occupied_hands=attacker.occupied_hands if weapon is UNARMED else 0,
+        two_handed_grip=weapon.two_handed and attacker.grip(weapon.key) == 2,
+        projectiles=max(1, shots),
+        nerve_shock=attacker.nerve_shock,
+    )
+
+
+def attack_base(attacker: Combatant, weapon) -> int:
+    return F.attack_test_base(attacker.skill(weapon.skill), attacker.agility, attacker.alertness)
+
+
+def strength_physique(attacker: Combatant, weapon) -> int | None:
+    """FYS adds to the strength of attacks by physical contact and throws (p. 12)."""
+    contact = weapon.contact or weapon.thrown or not (weapon.ranged or weapon.thrown)
+    return attacker.physique if contact else None
+
+
+def protection_of(target: Combatant, area: str | None) -> int:
+    """Armour on the area hit, and cover there as armour; with no area, Totalrustning
+    and −1 strength per covered area (p. 12)."""
+    if area is None:
+        return F.total_armour(target.armour) + len(target.cover)
+    return sum(p.protection(area) for p in target.armour) + pairs_get(target.cover, area, 0)
+
+
+def attack_cost(weapon, aim_levels: int, conditions: int, auto: bool) -> int:
+    """p. 8: 1 KP, +1 for a real weapon; aim levels (p. 8); +1 KP in auto mode (p. 11)."""
+    return (2 if weapon.real else 1) + F.aim_cost(aim_levels, conditions) + (1 if auto else 0)
+
+
+def threshold_parts(
+    state: Encounter, attack: PendingAttack, properties: tuple[str, ...]
+) -> list[tuple[str, int]]:
+    """The attack's ST, part by part (p. 8-10): vigilance, then melee and range."""
+    target = combatant(state, attack.target)
+    attacker = combatant(state, attack.attacker)
+    weapon = attacker.weapon(attack.weapon) or UNARMED
+    parts: list[tuple[str, int]] = []
+    if target.aware and target.acts:
+        options = vigilance_options(state, attack)
+        parts += [(key, options[key]) for key in properties]
+        if properties:  # p. 8: no vigilance used, ST 0; the bonus helps vigilance only
+            parts.append(vigilance_bonus(state, target))
+    melee = in_melee(state, attacker)
+    if attack_is_melee(state, attack):
+        if attacker.posture != "standing":
+            parts.append(("attacker_down", 2))  # p. 10
+        if weapon.two_handed and attacker.grip(weapon.key) == 1:
+            parts.append(("one_hand_two_handed", max(0, 5 - attacker.physique)))  # p. 10
+    elif melee:
+        if target.posture == "standing":  # p. 10: firing in melee
+            parts.append(("firing_in_melee", 3 if weapon.long_in_melee else 1))
+    else:
+        aim = attacker.range_aim if attacker.range_aim_target == target.id else 0
+        parts.append(
+            ("range", F.range_malus(distance(attacker, target), weapon.range_categories, aim))
+        )
+    return parts
+
+
+# Declaring, rolling and resolving (p. 8-13) -----------------------------------------------
+
+
+def _attack(state: Encounter, cmd: C.Attack, rng):
+    if state.reactions and state.reactions[0].who == cmd.id and state.attack is None:
+        return passive_attack(state, cmd, rng)
+    c = require_active(state, cmd.id)
+    return declare_attack(state, c, cmd, rng)
+
+
+def passive_attack(state: Encounter, cmd: C.Attack, rng):
+    """A reaction's attack (p. 10-11): at the normal cost, paid in full now; aim allowed
+    against one leaving melee, never on overwatch."""
+    reaction = state.reactions[0]
+    c = combatant(state, cmd.id)
+    if cmd.target != reaction.target:
+        refuse(
+            _("the reaction is against {target}"),
+            "target",
+            target=combatant(state, reaction.target).name,
+        )
+    if reaction.kind == "overwatch" and cmd.aim:
+        refuse(_("an overwatch attack is a reflex: no aim (p. 11)"), "aim_overwatch")
+    plan = attack_plan(state, c, cmd)
+    if plan["cost"] > c.cp:
+        refuse(
+            _("{name} has {cp} KP; the attack costs {cost}"),
+            "no_cp",
+            name=c.name,
+            cp=c.cp,
+            cost=plan["cost"],
+        )
+    return declare_attack(state, c, cmd, rng, passive=True)
+
+
+def _pass(state: Encounter, cmd: C.Pass, rng):
+    if not state.reactions or state.reactions[0].who != cmd.id or state.attack is not None:
+        refuse(_("no reaction waits for this combatant"), "no_reaction")
+    reaction = state.reactions[0]
+    c = combatant(state, cmd.id)
+    if reaction.kind == "free_attack":
+        return [E.ReactionDone(c.id, "passed")]
+    if reaction.must:
+        refuse(_("{name} failed to hold fire and must attack (p. 11)"), "must_attack", name=c.name)
+    # p. 11: a voluntary SIN test to stop oneself.
+    rolled = roll(test_hand(nerve_shock=c.nerve_shock), rng, Purpose.TEST)
+    total = c.alertness + rolled.result
+    ok = total >= PAIN_THRESHOLD
+    return [
+        E.ReactionDone(
+            c.id, "held" if ok else "must_attack", (rolled.dice, total, PAIN_THRESHOLD, ok)
+        )
+    ]
+
+
+def attack_plan(state: Encounter, c: Combatant, cmd: C.Attack) -> dict:
+    """Check an attack (p. 8-11) and work out its weapon, mode, shots and cost."""
+    target = combatant(state, cmd.target)
+    if target.id == c.id:
+        refuse(_("one does not attack oneself"), "self")
+    if not target.alive:
+        refuse(_("{target} is dead"), "target_dead", target=target.name)
+    weapon = c.weapon(cmd.weapon)
+    if weapon is None:
+        refuse(_("{name} carries no {item!r}"), "no_weapon", name=c.name, item=cmd.weapon)
+    if weapon is not UNARMED and weapon.key not in c.held and c.readied != weapon.key:
+        refuse(_("{name} must draw {weapon} first"), "not_held", name=c.name, weapon=weapon.name)
+    if weapon is UNARMED and not (arm_ok(c, "right") or arm_ok(c, "left")):
+        refuse(_("{name} has no arm to strike with"), "broken_arm", name=c.name)
+    melee_weapon = not weapon.ranged and not weapon.thrown
+    reach = distance(c, target)
+    if melee_weapon and reach > state.house.melee_reach:
+        refuse(
+            _(
+                "{target} is {distance:.1f} m away, out of reach (melee reach {reach:g} m, "
+                "a house rule)"
+            ),
+            "out_of_reach",
+            target=target.name,
+            distance=reach,
+            reach=state.house.melee_reach,
+        )
+    melee = in_melee(state, c)
+    if cmd.aim < 0 or cmd.aim > 5:
+        refuse(_("aim levels are 0-5"), "bad_field", field="aim")
+    if cmd.aim and melee and not melee_weapon:
+        refuse(_("aimed shots are forbidden in melee (p. 10)"), "aim_in_melee")
+    if weapon.windup and c.wound_up != weapon.key:
+        refuse(
+            _("{weapon} must be wound up first (UL {windup})"),
+            "windup",
+            weapon=weapon.name,
+            windup=weapon.windup,
+        )
+    modes = weapon.modes
+    mode = modes[0]
+    if cmd.mode:
+        found = [m for m in modes if m.text == cmd.mode.lower()]
+        if not found:
+            refuse(
+                _("{weapon} fires {modes}, not {mode!r}"),
+                "bad_mode",
+                weapon=weapon.name,
+                modes=weapon.fire_modes,
+                mode=cmd.mode,
+            )
+        mode = found[0]
+    if mode.auto and cmd.aim:
+        refuse(_("auto fire gets nothing from aim (p. 11)"), "aim_auto")
+    shots = mode.shots
+    if mode.auto and cmd.shots is not None:
+        if not 0 <= cmd.shots <= weapon.max_per_round:
+            refuse(_("choose 0-{max} shots"), "bad_field", field="shots", max=weapon.max_per_round)
+        shots = cmd.shots
+    if needs_ammo(weapon) and c.rounds(weapon.key) < max(1, shots):
+        refuse(
+            _("{weapon} has {rounds} rounds left"),
+            "no_ammo",
+            weapon=weapon.name,
+            rounds=c.rounds(weapon.key),
+        )
+    conditions = aim_conditions(state, c, target, weapon)
+    return {
+        "target": target,
+        "weapon": weapon,
+        "mode": mode,
+        "shots": shots,
+        "melee": melee,
+        "distance": reach,
+        "conditions": conditions,
+        "cost": attack_cost(weapon, cmd.aim, conditions, mode.auto),
+    }
+
+
+def declaration(
+    c: Combatant, cmd: C.Attack, plan: dict, *, cost: int, passive: bool = False
+) -> E.AttackDeclared:
+    """Step 1 (p. 9): the attack declared against its target, and paid."""
+    return E.AttackDeclared(
+        attacker=c.id,
+        target=plan["target"].id,
+        weapon=plan["weapon"].key,
+        aim=cmd.aim,
+        shots=plan["shots"],
+        auto=plan["mode"].auto,
+        called_area=cmd.area,
+        cost=cost,
+        passive=passive,
+        melee=plan["melee"],
+        distance=round(plan["distance"], 2),
+    )
+
+
+def declare_attack(
+    state: Encounter, c: Combatant, cmd: C.Attack, rng, prepaid=False, passive=False
+):
+    plan = attack_plan(state, c, cmd)
+    target, weapon = plan["target"], plan["weapon"]
+    declared = declaration(c, cmd, plan, cost=0 if prepaid else plan["cost"], passive=passive)
+
+    def done():
+        out = []
+        if weapon is not UNARMED and weapon.key not in c.held:  # a readied weapon: drawn free
+            right, left = holding(c, weapon.key, "right" if c.right is None else "left")
+            out.append(E.HandsChanged(c.id, "draw", weapon.key, right, left, None, 0))
+        out.append(declared)
+        after = state
+        for event in out:
+            after = evolve(after, event)
+        pending = after.attack
+        if not target.aware or not target.acts:
+            out += roll_attack(after, pending, (), rng)
+        return out
+
+    if prepaid or passive:
+        return done()
+    return pay(state, c, plan["cost"], "attack", cmd, done)
+
+
+def _vigilance(state: Encounter, cmd: C.Vigilance, rng):
+    attack = state.attack
+    if attack is None or attack.stage != "vigilance" or attack.target != cmd.id:
+        refuse(_("no attack waits for this combatant's vigilance"), "no_attack")
+    options = vigilance_options(state, attack)
+    chosen = default_vigilance(options) if cmd.default else tuple(cmd.properties)
+    if len(chosen) > F.VIGILANCE_MAX:
+        refuse(_("at most three properties in vigilance (p. 8)"), "too_many")
+    if len(set(chosen)) != len(chosen):
+        refuse(_("a property counts once against an attack (p. 8)"), "twice")
+    for key in chosen:
+        if key not in options:
+            refuse(
+                _("{field!r} cannot be used against this attack"), "not_allowed", key=key, field=key
+            )
+    return roll_attack(state, attack, chosen, rng)
+
+
+def roll_attack(state: Encounter, attack: PendingAttack, chosen: tuple, rng) -> list:
+    """Steps 2-6 (p. 9): the ST, the vigilance move, the attack test and the area roll;
+    then the abort decision or the resolution."""
+    attacker = combatant(state, attack.attacker)
+    target = combatant(state, attack.target)
+    weapon = attacker.weapon(attack.weapon) or UNARMED
+    parts = threshold_parts(state, attack, chosen)
+    threshold = sum(value for _, value in parts)
+    move_to = vigilance_move(state, attack) if "agility" in chosen else None
+    chose = E.VigilanceChosen(
+        target.id, chosen, threshold, tuple(parts), move_to, 1.0 if move_to else 0.0
+    )
+    out = [chose]
+    after = evolve(state, chose)
+    shots = attack.shots
+    auto_dice: tuple[int, ...] = ()
+    mode = next((m for m in weapon.modes if m.auto), None) if attack.auto else None
+    if mode is not None:
+        auto_dice = tuple(rng.randint(1, 6) for _ in range(mode.random_dice))
+        shots = attack.shots + sum(auto_dice)
+    if needs_ammo(weapon):
+        shots = min(shots, weapon.max_per_round, attacker.rounds(weapon.key))
+    shots = max(1, shots)
+    hand = attack_hand(attacker, weapon, attack.aim, shots)
+    rolled = roll(hand, rng, Purpose.TEST)
+    tb = attack_base(attacker, weapon)
+    total = tb + rolled.result
+    hit = total >= threshold
+    area = None
+    area_hand_text = ""
+    area_dice: tuple[int, ...] = ()
+    if shots < 4 and not weapon.explosive:  # p. 9: explosions and 4+ projectiles: no area
+        ahand = F.area_hand(attack.aim)
+        area_roll = roll(ahand, rng, Purpose.TEST)
+        area_hand_text, area_dice = str(ahand), area_roll.dice
+        options = F.area_options(area_roll.dice, bool(ahand.free))
+        if attack.called_area in options:
+            area = attack.called_area
+        elif "torso" in options:
+            area = "torso"
+        else:
+            area = F.AREA_TABLE[max(area_roll.dice)]
+    distance_now = distance(attacker, combatant(after, target.id))
+    abortable = hit and distance_now <= VIGILANCE_RANGE
+    rolled_event = E.AttackRolled(
+        attacker=attacker.id,
+        target=target.id,
+        hand=str(hand),
+        dice=rolled.dice,
+        counted=rolled.counted,
+        test_base=tb,
+        threshold=threshold,
+        total=total,
+        hit=hit,
+        shots=shots,
+        auto_dice=auto_dice,
+        area_hand=area_hand_text,
+        area_dice=area_dice,
+        area=area,
+        abortable=abortable,
+    )
+    out.append(rolled_event)
+    after = evolve(after, rolled_event)
+    if not abortable:
+        out += resolve_attack(after, rng)
+    return out
+
+
+def _proceed(state: Encounter, cmd: C.Proceed, rng):
+    decided = escape_decision(state, cmd, True)
+    if decided is not None:
+        return decided
+    attack = state.attack
+    if attack is None or attack.stage != "abort" or attack.attacker != cmd.id:
+        refuse(_("no attack waits for this decision"), "no_attack")
+    return resolve_attack(state, rng)
+
+
+def _abort(state: Encounter, cmd: C.Abort, rng):
+    decided = escape_decision(state, cmd, False)
+    if decided is not None:
+        return decided
+    attack = state.attack
+    if attack is None or attack.stage != "abort" or attack.attacker != cmd.id:
+        refuse(_("no attack waits for this decision"), "no_attack")
+    return [E.AttackAborted(cmd.id)]
+
+
+def resolve_attack(state: Encounter, rng) -> list:
+    """Step 6 (p. 9, 12-13): hit or miss, strength, protection, damage, the wound."""
+    attack = state.attack
+    rolled: E.AttackRolled = attack.roll
+    attacker = combatant(state, attack.attacker)
+    target = combatant(state, attack.target)
+    weapon = attacker.weapon(attack.weapon) or UNARMED
+    used = rolled.shots if needs_ammo(weapon) else 0
+    area = rolled.area
+    out = []
+    if not rolled.hit:
+        out.append(E.AttackResolved(attacker.id, target.id, weapon.key, False, "miss", area, used))
+        if (
+            weapon is UNARMED
+            and "melee_weapons" in attack.vigilance
+            and holds_real_melee_weapon(target)
+        ):
+            # p. 8: an unarmed attack that misses a real melee weapon's parry: a hit of
+            # strength 1B in the limb used, with no modifications.
+            parry = roll(Hand.of(1), rng, Purpose.TEST)
+            dealt = F.damage(parry.result, attacker.toughness)
+            out.append(
+                wound_event(state, attacker, "right_arm", dealt, rng, f"parry 1B = {parry.result}")
+            )
+        return out
+    if area is not None and area in target.hidden_areas:
+        # p. 9 (Duellanten): an area wholly hidden by the target's own body is a miss.
+        out.append(
+            E.AttackResolved(attacker.id, target.id, weapon.key, False, "hidden_area", area, used)
+        )
+        return out
+    margin = rolled.total - rolled.threshold
+    dice_sum = sum(rolled.counted)
+    physique = strength_physique(attacker, weapon)
+    parts = [("margin", margin)]
+    if weapon.real:
+        parts.append(("dice_again", dice_sum))
+    if weapon.strength:
+        parts.append(("weapon", weapon.strength))
+    if physique is not None:
+        parts.append(("physique", physique))
+    active = F.active_strength(
+        margin=margin,
+        dice_sum=dice_sum,
+        real_weapon=weapon.real,
+        weapon_strength=weapon.strength,
+        physique=physique,
+    )
+    protection = protection_of(target, area)
+    final = active - protection
+    dealt = F.damage(final, target.toughness, head=area == "head")
+    out.append(
+        E.AttackResolved(
+            attacker.id,
+            target.id,
+            weapon.key,
+            True,
+            "hit",
+            area,
+            used,
+            tuple(parts),
+            active,
+            protection,
+            final,
+            dealt,
+        )
+    )
+    after = evolve(state, out[-1])
+    out.append(wound_event(after, combatant(after, target.id), area, dealt, rng, weapon.name))
+    return out
+
+
+# Distance aim and overwatch (p. 11) -------------------------------------------------------
+
+
+def _range_aim(state: Encounter, cmd: C.RangeAim, rng):
+    c = require_active(state, cmd.id)
+    not_in_melee(state, c, _("Distance aim cannot be started in melee (p. 10)"))
+    target = combatant(state, cmd.target)
+    held = [w for k in c.held if (w := c.weapon(k)) and (w.ranged or w.thrown)]
+    if not held:
+        refuse(_("{name} holds no ranged weapon"), "no_ranged", name=c.name)
+    if in_melee(state, c):
+        refuse(_("no aiming in melee (p. 10)"), "aim_in_melee")
+    weapon = held[0]
+    allowed = int(weapon.scope) + int(c.posture != "standing")
+    kept = c.range_aim if c.range_aim_target == target.id else 0
+    if not cmd.levels >= 1 or kept + cmd.levels > allowed:
+        refuse(
+            _(
+                "distance aim allows {allowed} level(s) here: one for a scope, one for "
+                "stable support (p. 11)"
+            ),
+            "range_aim_levels",
+            allowed=allowed,
+        )
+    cost = F.range_aim_cost(cmd.levels)
+    event = E.RangeAimed(c.id, target.id, kept + cmd.levels, cost)
+    return pay(state, c, cost, "range_aim", cmd, lambda: [event])
+
+
+def _overwatch(state: Encounter, cmd: C.Overwatch, rng):
+    c = require_active(state, cmd.id)
+    not_in_melee(state, c, _("Overwatch cannot be started in melee (p. 10)"))
+    if not any((w := c.weapon(k)) and w.ranged for k in c.held):
+        refuse(_("{name} must be ready to shoot to keep watch (p. 11)"), "no_ranged", name=c.name)
+    if c.cp < 1:
+        refuse(_("{name} has no KP left"), "no_cp", name=c.name)
+    watched = E.OverwatchStarted(c.id, cmd.x, cmd.y)
+    after = evolve(state, watched)
+    return [
+        *cancel_extended(c, "other_action"),
+        watched,
+        *end_activation(after, combatant(after, c.id), rng),
+    ]
+
+
+HANDLERS = {
+    C.Attack: _attack,
+    C.Vigilance: _vigilance,
+    C.Proceed: _proceed,
+    C.Abort: _abort,
+    C.Pass: _pass,
+    C.RangeAim: _range_aim,
+    C.Overwatch: _overwatch,
+}

@@ -1,0 +1,181 @@
+"""Movement and posture (p. 7, 10-11, 14): a move's KP by the round's distance (p. 7),
+changes of posture (p. 7; not lying down in melee, p. 10; not standing on a broken leg,
+p. 14), leaving melee and its escape test (p. 10), and a watched sphere's reflex attack
+called by a move into it (overwatch, p. 11).
+
+Commands: Move, ChangePosture (and an escape's Proceed or Abort: see `attacks`).
+"""
+
+import math
+
+from rules.aoristos.combat import commands as C
+from rules.aoristos.combat import events as E
+from rules.aoristos.combat import figures as F
+from rules.aoristos.combat.activation import passive_or_active, passive_spend, pay
+from rules.aoristos.combat.fold import evolve
+from rules.aoristos.combat.reading import (
+    distance,
+    effective_movement,
+    foes,
+    legs_ok,
+    not_in_melee,
+    require_active,
+)
+from rules.aoristos.combat.state import POSTURES, Combatant, Encounter
+from rules.aoristos.dice import Purpose, roll
+from rules.aoristos.success import test_hand
+from rules.combat_kit import combatant, refuse
+from rules.errors import gettext_noop as _
+
+
+def posture_cost(old: str, new: str) -> int:
+    """p. 7: a change costs 1 KP; lying to standing is two changes (via sitting)."""
+    return abs(POSTURES.index(old) - POSTURES.index(new))
+
+
+def _move(state: Encounter, cmd: C.Move, rng):
+    c = require_active(state, cmd.id)
+    return move_events(state, c, cmd, rng)
+
+
+def move_events(state: Encounter, c: Combatant, cmd: C.Move, rng, prepaid: bool = False):
+    metres = round(math.hypot(cmd.x - c.x, cmd.y - c.y), 2)
+    if metres <= 0:
+        refuse(_("that is where they already are"), "no_move")
+    posture = c.posture if legs_ok(c) or c.posture != "standing" else "sitting"
+    cost = F.movement_cost(
+        metres,
+        agility=c.agility,
+        movement=effective_movement(c),
+        moved_before=c.moved,
+        by_round_total=state.house.movement_by_round_total,
+        posture=posture,
+    )
+    if cost is None:
+        limit = 2 * effective_movement(c) if posture == "standing" else effective_movement(c)
+        refuse(
+            _("{name} can move at most {limit} m this round ({moved:g} m moved already)"),
+            "too_far",
+            name=c.name,
+            limit=limit,
+            moved=c.moved,
+        )
+    escaping = leaving_melee(state, c, cmd.x, cmd.y)
+
+    def done():
+        paid = 0 if prepaid else cost
+        before = []
+        if escaping:
+            tested = escape_test(state, c, escaping, cmd.x, cmd.y, metres, paid, rng)
+            if tested.dangerous:
+                return [tested]
+            before, paid = [tested], 0
+        moved = E.Moved(c.id, cmd.x, cmd.y, metres, paid)
+        after = state
+        for event in (*before, moved):
+            after = evolve(after, event)
+        return [*before, moved, *watch_triggers(after, c.id)]
+
+    if prepaid:
+        return done()
+    return pay(state, c, cost, "move", cmd, done)
+
+
+def leaving_melee(state: Encounter, c: Combatant, x: float, y: float) -> list[Combatant]:
+    """The foes in melee with `c` when a move takes `c` out of reach of any of them."""
+    reach = state.house.melee_reach
+    near = [o for o in foes(state, c) if distance(c, o) <= reach]
+    if any(math.hypot(o.x - x, o.y - y) > reach for o in near):
+        return near
+    return []
+
+
+def escape_test(state, c, near, x, y, metres, cost, rng) -> E.EscapeTested:
+    """p. 10: an opposed RÖR test; the mover's side sums all its RÖR in the fight, +2 per
+    ally; the foes sum theirs. Only the representatives' F/T apply: the mover, and the
+    foes' most agile."""
+    reach = state.house.melee_reach
+    allies = [
+        a
+        for a in state.combatants
+        if a.side == c.side
+        and a.id != c.id
+        and a.acts
+        and any(distance(a, o) <= reach for o in near)
+    ]
+    mover_base = c.agility + sum(a.agility + 2 for a in allies)
+    foes_base = sum(o.agility for o in near)
+    representative = max(near, key=lambda o: o.agility)
+    mover_roll = roll(test_hand(nerve_shock=c.nerve_shock), rng, Purpose.TEST)
+    foes_roll = roll(test_hand(nerve_shock=representative.nerve_shock), rng, Purpose.TEST)
+    mover_total = mover_base + mover_roll.result
+    foes_total = foes_base + foes_roll.result
+    return E.EscapeTested(
+        mover=c.id,
+        foes=tuple(o.id for o in near),
+        allies=tuple(a.id for a in allies),
+        mover_base=mover_base,
+        mover_dice=mover_roll.dice,
+        mover_total=mover_total,
+        foes_base=foes_base,
+        foes_dice=foes_roll.dice,
+        foes_total=foes_total,
+        dangerous=foes_total > mover_total,
+        x=x,
+        y=y,
+        distance=metres,
+        cost=cost,
+    )
+
+
+def watch_triggers(state: Encounter, mover_id: str) -> list:
+    """p. 11: someone showing up in a watched sphere (4 m across) calls the watcher's
+    reflex attack."""
+    mover = combatant(state, mover_id)
+    out = []
+    for watcher in state.combatants:
+        if (
+            watcher.overwatch is not None
+            and watcher.side != mover.side
+            and watcher.acts
+            and math.hypot(mover.x - watcher.overwatch[0], mover.y - watcher.overwatch[1]) <= 2
+            and not any(r.who == watcher.id for r in state.reactions)
+        ):
+            out.append(E.ReactionCalled("overwatch", watcher.id, mover.id))
+    return out
+
+
+def _posture(state: Encounter, cmd: C.ChangePosture, rng):
+    c, passive = passive_or_active(state, cmd.id)
+    if cmd.posture not in POSTURES:
+        refuse(_("unknown posture {posture!r}"), "bad_field", field="posture", posture=cmd.posture)
+    if cmd.posture == c.posture:
+        refuse(_("{name} is already {posture}"), "same_posture", name=c.name, posture=c.posture)
+    if cmd.posture == "standing" and not legs_ok(c):
+        refuse(_("{name} cannot stand on a broken leg"), "broken_leg", name=c.name)
+    if cmd.posture == "lying":
+        not_in_melee(state, c, _("Lying down cannot be started in melee (p. 10)"))
+    cost = posture_cost(c.posture, cmd.posture)
+    event = E.PostureChanged(c.id, cmd.posture, cost)
+    if passive:
+        return passive_spend(c, cost, [event])
+    return pay(state, c, cost, "posture", cmd, lambda: [event])
+
+
+def escape_decision(state: Encounter, cmd, go_on: bool):
+    escape = state.escape
+    if escape is None or escape.decided or escape.mover != cmd.id or state.attack is not None:
+        return None
+    out = [E.EscapeDecided(cmd.id, go_on)]
+    if go_on:  # p. 10: everyone in the melee gets an immediate attack at her first
+        mover = combatant(state, cmd.id)
+        order = {cid: i for i, cid in enumerate(state.order)}
+        near = sorted(
+            (o for o in foes(state, mover) if distance(mover, o) <= state.house.melee_reach),
+            key=lambda o: order.get(o.id, 99),
+        )
+        out += [E.ReactionCalled("free_attack", o.id, mover.id) for o in near]
+    return out
+
+
+HANDLERS = {C.Move: _move, C.ChangePosture: _posture}

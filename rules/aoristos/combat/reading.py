@@ -1,0 +1,79 @@
+"""What every chapter of Aoristos combat reads of the encounter alike (p. 6-14): distances
+and melee (p. 10), the limbs one stands and holds by (p. 14), whose activation it is
+(p. 6), which weapons take ammunition (p. 7), and the one threshold of the SIN and VIL
+tests against pain and sight (GST 6, p. 6-7, 11, 13). No handler is here.
+"""
+
+import math
+
+from rules.aoristos.combat import figures as F
+from rules.aoristos.combat.state import UNARMED, Combatant, Encounter, PendingAttack
+from rules.aoristos.success import base_threshold
+from rules.combat_kit import combatant, refuse, require_open
+from rules.errors import gettext_noop as _
+
+PAIN_THRESHOLD = base_threshold(1)  # p. 13: VIL against GST (6)
+
+
+def distance(a: Combatant, b: Combatant) -> float:
+    return math.hypot(a.x - b.x, a.y - b.y)
+
+
+def foes(state: Encounter, c: Combatant) -> list[Combatant]:
+    return [o for o in state.combatants if o.side != c.side and o.acts]
+
+
+def in_melee(state: Encounter, c: Combatant) -> bool:
+    """Two foes close enough to reach each other are in melee (p. 10); how close is the
+    campaign's `melee_reach` (house rule)."""
+    return any(distance(c, o) <= state.house.melee_reach for o in foes(state, c))
+
+
+def effective_movement(c: Combatant) -> int:
+    return F.effective_movement(c.movement, c.nerve_shock)
+
+
+def legs_ok(c: Combatant) -> bool:
+    """p. 14: one cannot stand on a broken or destroyed leg."""
+    return c.limb("right_leg") == "ok" and c.limb("left_leg") == "ok"
+
+
+def arm_ok(c: Combatant, hand: str) -> bool:
+    return c.limb(f"{hand}_arm") == "ok"
+
+
+def require_active(state: Encounter, cid: str) -> Combatant:
+    require_open(state)
+    if not state.round:
+        refuse(_("the fight has not started"), "not_started")
+    if state.attack is not None:
+        refuse(_("an attack is waiting to be resolved first"), "attack_pending")
+    if state.reactions or state.escape is not None:
+        refuse(_("a reaction is waiting to be answered first"), "reaction_pending")
+    c = combatant(state, cid)
+    active = state.active
+    if active is None or active.id != cid:
+        refuse(_("it is not {name}'s activation"), "not_your_turn", name=c.name)
+    return c
+
+
+def not_in_melee(state: Encounter, c: Combatant, message: str) -> None:
+    """p. 10: in melee only drawing or picking up, sitting or standing up, talking,
+    throwing, scanning, stowing (at extra cost), attacking and moving may be started."""
+    if in_melee(state, c):
+        refuse(message, "in_melee")
+
+
+def holds_real_melee_weapon(c: Combatant) -> bool:
+    """A real melee weapon in hand (p. 8): for parrying with Närstridsvapen."""
+    return any((w := c.weapon(k)) is not None and w.real and not w.ranged for k in c.held)
+
+
+def needs_ammo(weapon) -> bool:
+    return weapon.firearm is not None or weapon.magazine is not None
+
+
+def attack_is_melee(state: Encounter, attack: PendingAttack) -> bool:
+    attacker = combatant(state, attack.attacker)
+    weapon = attacker.weapon(attack.weapon) or UNARMED
+    return not weapon.ranged and not weapon.thrown

@@ -1,0 +1,83 @@
+"""Vigilance (vaksamhet, p. 8-9): the properties a target may set against an attack,
+the offer of the three best, its bonus (left-over KP, or SIN in the first round), and the
+metre a target moves with RÖR in its vigilance (p. 9). The attack's threshold, of which
+vigilance is the larger part, is `attacks.threshold_parts`.
+"""
+
+import math
+
+from rules.aoristos.combat import figures as F
+from rules.aoristos.combat.reading import (
+    attack_is_melee,
+    effective_movement,
+    holds_real_melee_weapon,
+    in_melee,
+)
+from rules.aoristos.combat.state import UNARMED, Combatant, Encounter, PendingAttack
+from rules.combat_kit import combatant
+
+
+def vigilance_options(state: Encounter, attack: PendingAttack) -> dict[str, int]:
+    """The properties the target may use against this attack (p. 8), with their values.
+
+    RÖR, SIN, Undvika and the target's own level in the attacker's skill always;
+    Närstridsvapen against any melee attack (−2 without a real melee weapon in hand, +2
+    with a shield, and with a shield against throws too); Slagsmål against any melee
+    attack (−1 per occupied hand). A property counts once."""
+    target = combatant(state, attack.target)
+    attacker = combatant(state, attack.attacker)
+    weapon = attacker.weapon(attack.weapon) or UNARMED
+    melee_attack = not weapon.ranged and not weapon.thrown or in_melee(state, attacker)
+    shield = any(piece.shield for piece in target.armour)
+    options = {
+        "agility": target.agility,
+        "alertness": target.alertness,
+        "evasion": target.skill("evasion"),
+        weapon.skill: target.skill(weapon.skill),
+    }
+    if melee_attack or (weapon.thrown and shield):
+        real = holds_real_melee_weapon(target)
+        options["melee_weapons"] = (
+            target.skill("melee_weapons") + (0 if real else -2) + (2 if shield else 0)
+        )
+    if melee_attack:
+        options["brawling"] = target.skill("brawling") - target.occupied_hands
+    if "agility" in options and not vigilance_move_possible(state, attack):
+        del options["agility"]
+    return options
+
+
+def vigilance_bonus(state: Encounter, target: Combatant) -> tuple[str, int]:
+    """p. 8: the left-over KP; in the first round SIN instead (not in a single attack,
+    where the target has a round's KP, p. 6)."""
+    if state.round == 1 and not state.single:
+        return "alertness_bonus", target.alertness
+    return "cp_bonus", target.vigilance_bonus
+
+
+def default_vigilance(options: dict[str, int]) -> tuple[str, ...]:
+    """The offer: the three best properties (ties in the text's order)."""
+    ranked = sorted(options.items(), key=lambda item: -item[1])
+    return tuple(key for key, value in ranked[: F.VIGILANCE_MAX] if value > 0)
+
+
+def vigilance_move(state: Encounter, attack: PendingAttack) -> tuple[float, float] | None:
+    """p. 9: with RÖR in vigilance and no cover, the target moves: in melee 1 m away from
+    the attacker; at range at least 1 m, across the line of fire (without a map of cover,
+    the engine moves the 1 m the text requires, square to the line of fire)."""
+    target = combatant(state, attack.target)
+    attacker = combatant(state, attack.attacker)
+    if target.cover:
+        return None
+    dx, dy = target.x - attacker.x, target.y - attacker.y
+    length = math.hypot(dx, dy) or 1.0
+    if attack_is_melee(state, attack):
+        return round(target.x + dx / length, 2), round(target.y + dy / length, 2)
+    return round(target.x - dy / length, 2), round(target.y + dx / length, 2)
+
+
+def vigilance_move_possible(state: Encounter, attack: PendingAttack) -> bool:
+    target = combatant(state, attack.target)
+    if vigilance_move(state, attack) is None:
+        return True
+    return target.moved + 1 <= 2 * effective_movement(target) and target.posture == "standing"

@@ -1,0 +1,122 @@
+"""Wounds (p. 12-14): one wound and its immediate effects (nervchock and the VIL test
+against pain, p. 13; blödning; organtrauma and the survival roll, p. 14; broken limbs,
+p. 14; unconsciousness, p. 13-14), the GM's hazards that deal them, and waking up.
+
+Commands: Hazard, Wake.
+"""
+
+from rules.aoristos.combat import commands as C
+from rules.aoristos.combat import events as E
+from rules.aoristos.combat import figures as F
+from rules.aoristos.combat.gear import LIMBS
+from rules.aoristos.combat.reading import PAIN_THRESHOLD
+from rules.aoristos.combat.state import POSTURES, Combatant, Encounter
+from rules.aoristos.dice import Hand, Purpose, parse_hand, roll
+from rules.aoristos.success import test_hand
+from rules.combat_kit import combatant, refuse, require_open
+from rules.errors import gettext_noop as _
+
+SURVIVAL_HAND = Hand.of(2, forced=2)  # p. 14: 2B2T, no TB
+
+
+def wound_event(
+    state: Encounter, target: Combatant, area: str | None, damage: int, rng, source: str
+) -> E.Wounded:
+    """One wound and its immediate effects (p. 13-14), every die rolled here."""
+    added = F.wound(damage, area)
+    nerve = target.nerve_shock + added["nerve_shock"]
+    bleed = target.bleed_rate + added["bleed_rate"]
+    trauma = target.organ_trauma + added["organ_trauma"]
+    survival = None
+    alive = True
+    if added["organ_trauma"] > 0:  # p. 14: 2B2T, under the total organtrauma → death
+        rolled = roll(SURVIVAL_HAND, rng, Purpose.TEST)
+        alive = rolled.result >= trauma
+        survival = (rolled.dice, rolled.result, trauma, alive)
+    limb_state = F.limb_state_after(target.limb(area), damage) if area in LIMBS else None
+    tests = []
+    dropped: list[str] = []
+    posture = None
+    right, left = target.right, target.left
+    if alive and area in LIMBS and added["nerve_shock"]:
+        # p. 13: a VIL test against the pain; a failure has its effect and a second test.
+        for step in (1, 2):
+            rolled = roll(test_hand(nerve_shock=nerve), rng, Purpose.TEST)
+            total = target.willpower + rolled.result
+            ok = total >= PAIN_THRESHOLD
+            tests.append((rolled.dice, total, PAIN_THRESHOLD, ok))
+            if ok:
+                break
+            if area.endswith("_arm"):
+                hand = area.removesuffix("_arm")
+                held = right if hand == "right" else left
+                other = left if hand == "right" else right
+                if held and (step == 2 or held != other):
+                    dropped.append(held)
+                    right = None if right == held else right
+                    left = None if left == held else left
+            else:
+                wanted = "sitting" if step == 1 else "lying"
+                current = posture or target.posture
+                if POSTURES.index(wanted) > POSTURES.index(current):
+                    posture = wanted
+    if limb_state in ("broken", "destroyed"):
+        if area.endswith("_arm"):  # p. 14: nothing can be held with a broken arm
+            hand = area.removesuffix("_arm")
+            held = right if hand == "right" else left
+            if held:
+                dropped.append(held)
+                right = None if right == held else right
+                left = None if left == held else left
+        elif (posture or target.posture) == "standing":  # nor stood on a broken leg
+            posture = "sitting"
+    unconscious = alive and damage > 0 and F.unconscious(bleed, nerve, target.shock_tolerance)
+    cancelled = ""
+    if added["nerve_shock"] and target.extended:
+        cancelled = "extended"
+    elif added["nerve_shock"] and target.overwatch:
+        cancelled = "overwatch"
+    return E.Wounded(
+        id=target.id,
+        area=area,
+        damage=damage,
+        source=source,
+        nerve_shock=added["nerve_shock"],
+        bleed_rate=added["bleed_rate"],
+        organ_trauma=added["organ_trauma"],
+        limb_state=limb_state,
+        survival=survival,
+        vil_tests=tuple(tests),
+        dropped=tuple(dict.fromkeys(dropped)),
+        posture=posture,
+        unconscious=unconscious,
+        dead=not alive,
+        cancelled=cancelled,
+    )
+
+
+def _wake(state: Encounter, cmd: C.Wake, rng):
+    c = combatant(state, cmd.id)
+    if not c.alive or c.conscious:
+        refuse(_("{name} is not unconscious"), "not_unconscious", name=c.name)
+    return [E.Woke(c.id)]
+
+
+def _hazard(state: Encounter, cmd: C.Hazard, rng):
+    require_open(state)
+    c = combatant(state, cmd.id)
+    if not c.alive:
+        refuse(_("{name} is dead"), "dead", name=c.name)
+    hand = parse_hand(cmd.hand)
+    rolled = roll(hand, rng, Purpose.TEST)
+    strength = rolled.result
+    if cmd.area is None:
+        protection = F.total_armour(c.armour)
+    else:
+        protection = sum(p.protection(cmd.area) for p in c.armour)
+    dealt = F.damage(strength - protection, c.toughness, head=cmd.area == "head")
+    source = f"{cmd.label or 'hazard'} {hand} = {strength}"
+    return [wound_event(state, c, cmd.area, dealt, rng, source)]
+
+
+HANDLERS = {C.Wake: _wake, C.Hazard: _hazard}

@@ -1,0 +1,78 @@
+"""What the chapters of Phobia combat read alike (phobia-utdrag.txt): whether the fight
+waits for an attack's responses, whose turn it is and whether it has a declared action
+left (lines 650-658, 695-705), what makes any action harder (moving, line 264; Smärta,
+lines 1036-1045; the GM's modifier), and a test's difficulty kept within Ob0T6..Ob20T6
+(lines 541-547) and rolled. No handler is here.
+"""
+
+from rules.combat_kit import combatant, refuse, require_open
+from rules.errors import gettext_noop as _
+from rules.phobia.combat import events as E
+from rules.phobia.combat.state import Combatant, Encounter
+from rules.phobia.dice import ObDice, roll
+from rules.phobia.injuries import skill_difficulty_added
+from rules.phobia.success import modify_difficulty, resolve_test
+
+
+def require_quiet(state: Encounter) -> None:
+    require_open(state)
+    if state.pending is not None:
+        refuse(_("an attack is waiting for its responses"), "attack_pending")
+
+
+def require_turn(state: Encounter, cid: str) -> Combatant:
+    require_quiet(state)
+    if not state.round:
+        refuse(_("the fight has not started"), "not_started")
+    c = combatant(state, cid)
+    if state.active != cid:
+        refuse(_("it is not {name}'s turn"), "not_your_turn", name=c.name)
+    return c
+
+
+def require_action_left(c: Combatant) -> None:
+    if c.declared is None:
+        refuse(_("declare the turn's active actions first"), "not_declared")
+    if c.actives >= c.declared:
+        refuse(_("{name} has done every declared action"), "no_actions_left", name=c.name)
+    if c.move_mode in ("run", "sprint"):
+        refuse(_("running leaves no other action this round"), "running")
+
+
+def common_parts(state: Encounter, c: Combatant) -> list[tuple[str, int]]:
+    """What makes any action of `c` harder: moving up to FÖR (reading +Ob1T6, line 264),
+    Smärta's rows (lines 1036-1045), the GM's modifier."""
+    house = state.house
+    parts = []
+    if c.move_mode == "move":
+        parts.append(("moving", 1))
+    pain = skill_difficulty_added(c.pain, house.damage_columns, house.row_difficulty)
+    if pain:
+        parts.append(("pain", pain))
+    if c.modifier:
+        parts.append(("gm", c.modifier))
+    return parts
+
+
+def difficulty_of(parts) -> int:
+    """The parts summed first, then kept within Ob0T6..Ob20T6 (lines 541-547)."""
+    return modify_difficulty(0, *(value for _key, value in parts))
+
+
+def roll_test(rng, stat: str, chance: int, parts) -> tuple[E.Test, object]:
+    """Roll a test: the event's record of it, and the success module's outcome."""
+    rolled = roll(ObDice(difficulty_of(parts)), rng)
+    outcome = resolve_test(chance, rolled)
+    test = E.Test(
+        stat=stat,
+        chance=chance,
+        difficulty=rolled.dice.count,
+        parts=tuple(parts),
+        first=rolled.first,
+        rerolls=rolled.rerolls,
+        total=rolled.total,
+        success=outcome.success,
+        perfect=outcome.perfect,
+        fumble=outcome.fumble,
+    )
+    return test, outcome
