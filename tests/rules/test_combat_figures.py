@@ -1,12 +1,11 @@
 """The arithmetic of Aoristos combat against the rule text's worked figures (p. 6-13)."""
 
-from fractions import Fraction
 
 import pytest
 
 from rules.aoristos.combat import figures as F
 from rules.aoristos.combat.gear import Armour, parse_fire_modes
-from rules.aoristos.dice import Hand, Purpose, choose_counted
+from rules.aoristos.dice import Purpose, choose_counted
 from rules.errors import RulesError
 
 
@@ -180,19 +179,3 @@ def test_anna_auto_fire_modes_p11():
     assert auto.auto
     assert auto.shots == 0
     assert auto.random_dice == 2
-
-
-def test_damage_distribution_sums_to_one_and_matches_hit_chance():
-    hand = Hand.of(2, forced=2)
-    dist = F.damage_distribution(
-        hand=hand,
-        test_base=5,
-        threshold=9,
-        real_weapon=True,
-        weapon_strength=5,
-        physique=None,
-        armour=5,
-        toughness=3,
-    )
-    assert sum(dist.values()) == 1
-    assert 1 - dist.get(-1, Fraction(0)) == F.hit_chance(hand, 5, 9)

@@ -9,18 +9,23 @@ and the watcher's reflex attack, or holding fire (p. 11).
 Commands: Attack, Vigilance, Proceed, Abort, Pass, RangeAim, Overwatch.
 """
 
+from dataclasses import replace
+
 from rules.aoristos.combat import commands as C
 from rules.aoristos.combat import events as E
 from rules.aoristos.combat import figures as F
 from rules.aoristos.combat.activation import cancel_extended, end_activation, pay
 from rules.aoristos.combat.fold import evolve
+from rules.aoristos.combat.gear import AREAS
 from rules.aoristos.combat.items import holding
 from rules.aoristos.combat.movement import escape_decision
+from rules.aoristos.combat.outcome import AttackSetup, strike
 from rules.aoristos.combat.reading import (
     PAIN_THRESHOLD,
     arm_ok,
     attack_is_melee,
     distance,
+    fired_in_melee,
     holds_real_melee_weapon,
     in_melee,
     needs_ammo,
@@ -62,17 +67,6 @@ def aim_conditions(state: Encounter, attacker: Combatant, target: Combatant, wea
     return met
 
 
-def attack_hand(attacker: Combatant, weapon, aim: int, shots: int) -> Hand:
-    """The attack test's hand for this attacker and weapon (p. 9-10, 13)."""
-    return F.attack_hand(
-        aim=aim,
-        occupied_hands=attacker.occupied_hands if weapon is UNARMED else 0,
-        two_handed_grip=weapon.two_handed and attacker.grip(weapon.key) == 2,
-        projectiles=max(1, shots),
-        nerve_shock=attacker.nerve_shock,
-    )
-
-
 def attack_base(attacker: Combatant, weapon) -> int:
     return F.attack_test_base(attacker.skill(weapon.skill), attacker.agility, attacker.alertness)
 
@@ -88,7 +82,8 @@ def protection_of(target: Combatant, area: str | None) -> int:
     and −1 strength per covered area (p. 12)."""
     if area is None:
         return F.total_armour(target.armour) + len(target.cover)
-    return sum(p.protection(area) for p in target.armour) + pairs_get(target.cover, area, 0)
+    worn = sum(p.protection(area) for p in target.armour if not p.shield)  # p. 8: no shield
+    return worn + pairs_get(target.cover, area, 0)
 
 
 def attack_cost(weapon, aim_levels: int, conditions: int, auto: bool) -> int:
@@ -99,7 +94,12 @@ def attack_cost(weapon, aim_levels: int, conditions: int, auto: bool) -> int:
 def threshold_parts(
     state: Encounter, attack: PendingAttack, properties: tuple[str, ...]
 ) -> list[tuple[str, int]]:
-    """The attack's ST, part by part (p. 8-10): vigilance, then melee and range."""
+    """The attack's ST, part by part (p. 8-10): vigilance, then melee and range.
+
+    An attacker in melee who sits or lies has +2 ST on every attack, firing included
+    (p. 10, "Alla anfall i närstrid"); a ranged attack always has its range malus (p. 10,
+    "alltid"), also when fired from a melee, plus +1 or +3 when fired at a standing target
+    in the melee (p. 10). Aim of either kind is forbidden in melee (p. 10)."""
     target = combatant(state, attack.target)
     attacker = combatant(state, attack.attacker)
     weapon = attacker.weapon(attack.weapon) or UNARMED
@@ -110,20 +110,51 @@ def threshold_parts(
         if properties:  # p. 8: no vigilance used, ST 0; the bonus helps vigilance only
             parts.append(vigilance_bonus(state, target))
     melee = in_melee(state, attacker)
-    if attack_is_melee(state, attack):
-        if attacker.posture != "standing":
-            parts.append(("attacker_down", 2))  # p. 10
+    melee_attack = attack_is_melee(state, attack)
+    if (melee_attack or melee) and attacker.posture != "standing":
+        parts.append(("attacker_down", 2))  # p. 10
+    if melee_attack:
         if weapon.two_handed and attacker.grip(weapon.key) == 1:
             parts.append(("one_hand_two_handed", max(0, 5 - attacker.physique)))  # p. 10
-    elif melee:
-        if target.posture == "standing":  # p. 10: firing in melee
-            parts.append(("firing_in_melee", 3 if weapon.long_in_melee else 1))
-    else:
-        aim = attacker.range_aim if attacker.range_aim_target == target.id else 0
-        parts.append(
-            ("range", F.range_malus(distance(attacker, target), weapon.range_categories, aim))
-        )
+        return parts
+    if fired_in_melee(state, attacker, target) and target.posture == "standing":
+        parts.append(("firing_in_melee", 3 if weapon.long_in_melee else 1))  # p. 10
+    aim = attacker.range_aim if attacker.range_aim_target == target.id and not melee else 0
+    parts.append(("range", F.range_malus(distance(attacker, target), weapon.range_categories, aim)))
     return parts
+
+
+def attack_setup(
+    state: Encounter, attack: PendingAttack, properties: tuple[str, ...]
+) -> AttackSetup:
+    """The attack's figures once the target has named `properties` as its vigilance
+    (steps 2-3, p. 9): all the dice need to decide the outcome (`outcome.strike`)."""
+    attacker = combatant(state, attack.attacker)
+    target = combatant(state, attack.target)
+    weapon = attacker.weapon(attack.weapon) or UNARMED
+    mode = next((m for m in weapon.modes if m.auto), None) if attack.auto else None
+    return AttackSetup(
+        test_base=attack_base(attacker, weapon),
+        threshold=sum(value for _, value in threshold_parts(state, attack, properties)),
+        aim=attack.aim,
+        shots=attack.shots,
+        random_dice=mode.random_dice if mode else 0,
+        shot_cap=(
+            min(weapon.max_per_round, attacker.rounds(weapon.key)) if needs_ammo(weapon) else None
+        ),
+        occupied_hands=attacker.occupied_hands if weapon is UNARMED else 0,
+        two_handed_grip=weapon.two_handed and attacker.grip(weapon.key) == 2,
+        nerve_shock=attacker.nerve_shock,
+        explosive=weapon.explosive,
+        real_weapon=weapon.real,
+        weapon_strength=weapon.strength,
+        physique=strength_physique(attacker, weapon),
+        called_area=attack.called_area,
+        hidden=frozenset(target.hidden_areas),
+        protection=tuple((area, protection_of(target, area)) for area in AREAS),
+        total_protection=protection_of(target, None),
+        toughness=target.toughness,
+    )
 
 
 # Declaring, rolling and resolving (p. 8-13) -----------------------------------------------
@@ -310,7 +341,8 @@ def _vigilance(state: Encounter, cmd: C.Vigilance, rng):
     if attack is None or attack.stage != "vigilance" or attack.target != cmd.id:
         refuse(_("no attack waits for this combatant's vigilance"), "no_attack")
     options = vigilance_options(state, attack)
-    chosen = default_vigilance(options) if cmd.default else tuple(cmd.properties)
+    bonus = vigilance_bonus(state, combatant(state, cmd.id))[1]
+    chosen = default_vigilance(options, bonus) if cmd.default else tuple(cmd.properties)
     if len(chosen) > F.VIGILANCE_MAX:
         refuse(_("at most three properties in vigilance (p. 8)"), "too_many")
     if len(set(chosen)) != len(chosen):
@@ -324,64 +356,49 @@ def _vigilance(state: Encounter, cmd: C.Vigilance, rng):
 
 
 def roll_attack(state: Encounter, attack: PendingAttack, chosen: tuple, rng) -> list:
-    """Steps 2-6 (p. 9): the ST, the vigilance move, the attack test and the area roll;
-    then the abort decision or the resolution."""
+    """Steps 2-6 (p. 9): the ST, the vigilance move, the auto dice (p. 11), the attack test
+    and the area roll; then the abort decision or the resolution. What the dice make of
+    it is `outcome.strike`, the function the preview's odds are the distribution of."""
     attacker = combatant(state, attack.attacker)
     target = combatant(state, attack.target)
-    weapon = attacker.weapon(attack.weapon) or UNARMED
     parts = threshold_parts(state, attack, chosen)
-    threshold = sum(value for _, value in parts)
+    setup = attack_setup(state, attack, chosen)
     move_to = vigilance_move(state, attack) if "agility" in chosen else None
     chose = E.VigilanceChosen(
-        target.id, chosen, threshold, tuple(parts), move_to, 1.0 if move_to else 0.0
+        target.id, chosen, setup.threshold, tuple(parts), move_to, 1.0 if move_to else 0.0
     )
     out = [chose]
     after = evolve(state, chose)
-    shots = attack.shots
-    auto_dice: tuple[int, ...] = ()
-    mode = next((m for m in weapon.modes if m.auto), None) if attack.auto else None
-    if mode is not None:
-        auto_dice = tuple(rng.randint(1, 6) for _ in range(mode.random_dice))
-        shots = attack.shots + sum(auto_dice)
-    if needs_ammo(weapon):
-        shots = min(shots, weapon.max_per_round, attacker.rounds(weapon.key))
-    shots = max(1, shots)
-    hand = attack_hand(attacker, weapon, attack.aim, shots)
+    auto_dice = tuple(rng.randint(1, 6) for _ in range(setup.random_dice))
+    shots = setup.projectiles(auto_dice)
+    hand = setup.hand(shots)
     rolled = roll(hand, rng, Purpose.TEST)
-    tb = attack_base(attacker, weapon)
-    total = tb + rolled.result
-    hit = total >= threshold
-    area = None
+    options = None
     area_hand_text = ""
     area_dice: tuple[int, ...] = ()
-    if shots < 4 and not weapon.explosive:  # p. 9: explosions and 4+ projectiles: no area
+    if setup.has_area(shots):  # p. 9: explosions and 4+ projectiles: no area
         ahand = F.area_hand(attack.aim)
         area_roll = roll(ahand, rng, Purpose.TEST)
         area_hand_text, area_dice = str(ahand), area_roll.dice
         options = F.area_options(area_roll.dice, bool(ahand.free))
-        if attack.called_area in options:
-            area = attack.called_area
-        elif "torso" in options:
-            area = "torso"
-        else:
-            area = F.AREA_TABLE[max(area_roll.dice)]
+    struck = strike(setup, shots, sum(rolled.counted), options)
     distance_now = distance(attacker, combatant(after, target.id))
-    abortable = hit and distance_now <= VIGILANCE_RANGE
+    abortable = struck.hit and distance_now <= VIGILANCE_RANGE
     rolled_event = E.AttackRolled(
         attacker=attacker.id,
         target=target.id,
         hand=str(hand),
         dice=rolled.dice,
         counted=rolled.counted,
-        test_base=tb,
-        threshold=threshold,
-        total=total,
-        hit=hit,
+        test_base=setup.test_base,
+        threshold=setup.threshold,
+        total=struck.total,
+        hit=struck.hit,
         shots=shots,
         auto_dice=auto_dice,
         area_hand=area_hand_text,
         area_dice=area_dice,
-        area=area,
+        area=struck.area,
         abortable=abortable,
     )
     out.append(rolled_event)
@@ -412,7 +429,8 @@ def _abort(state: Encounter, cmd: C.Abort, rng):
 
 
 def resolve_attack(state: Encounter, rng) -> list:
-    """Step 6 (p. 9, 12-13): hit or miss, strength, protection, damage, the wound."""
+    """Step 6 (p. 9, 12-13): hit or miss, strength, protection, damage, the wound; the
+    figures of `outcome.strike` on the rolled dice and the area they went to."""
     attack = state.attack
     rolled: E.AttackRolled = attack.roll
     attacker = combatant(state, attack.attacker)
@@ -420,11 +438,20 @@ def resolve_attack(state: Encounter, rng) -> list:
     weapon = attacker.weapon(attack.weapon) or UNARMED
     used = rolled.shots if needs_ammo(weapon) else 0
     area = rolled.area
-    out = []
-    if not rolled.hit:
-        out.append(E.AttackResolved(attacker.id, target.id, weapon.key, False, "miss", area, used))
+    setup = replace(
+        attack_setup(state, attack, attack.vigilance),
+        threshold=rolled.threshold,
+        test_base=rolled.test_base,
+    )
+    dice_sum = sum(rolled.counted)
+    struck = strike(setup, rolled.shots, dice_sum, None if area is None else frozenset({area}))
+    if not struck.hit:
+        out = [
+            E.AttackResolved(attacker.id, target.id, weapon.key, False, struck.reason, area, used)
+        ]
         if (
-            weapon is UNARMED
+            struck.reason == "miss"
+            and weapon is UNARMED
             and "melee_weapons" in attack.vigilance
             and holds_real_melee_weapon(target)
         ):
@@ -436,51 +463,32 @@ def resolve_attack(state: Encounter, rng) -> list:
                 wound_event(state, attacker, "right_arm", dealt, rng, f"parry 1B = {parry.result}")
             )
         return out
-    if area is not None and area in target.hidden_areas:
-        # p. 9 (Duellanten): an area wholly hidden by the target's own body is a miss.
-        out.append(
-            E.AttackResolved(attacker.id, target.id, weapon.key, False, "hidden_area", area, used)
-        )
-        return out
-    margin = rolled.total - rolled.threshold
-    dice_sum = sum(rolled.counted)
-    physique = strength_physique(attacker, weapon)
-    parts = [("margin", margin)]
+    parts = [("margin", struck.margin)]
     if weapon.real:
         parts.append(("dice_again", dice_sum))
     if weapon.strength:
         parts.append(("weapon", weapon.strength))
-    if physique is not None:
-        parts.append(("physique", physique))
-    active = F.active_strength(
-        margin=margin,
-        dice_sum=dice_sum,
-        real_weapon=weapon.real,
-        weapon_strength=weapon.strength,
-        physique=physique,
+    if setup.physique is not None:
+        parts.append(("physique", setup.physique))
+    resolved = E.AttackResolved(
+        attacker.id,
+        target.id,
+        weapon.key,
+        True,
+        "hit",
+        area,
+        used,
+        tuple(parts),
+        struck.active,
+        struck.protection,
+        struck.final,
+        struck.damage,
     )
-    protection = protection_of(target, area)
-    final = active - protection
-    dealt = F.damage(final, target.toughness, head=area == "head")
-    out.append(
-        E.AttackResolved(
-            attacker.id,
-            target.id,
-            weapon.key,
-            True,
-            "hit",
-            area,
-            used,
-            tuple(parts),
-            active,
-            protection,
-            final,
-            dealt,
-        )
-    )
-    after = evolve(state, out[-1])
-    out.append(wound_event(after, combatant(after, target.id), area, dealt, rng, weapon.name))
-    return out
+    after = evolve(state, resolved)
+    return [
+        resolved,
+        wound_event(after, combatant(after, target.id), area, struck.damage, rng, weapon.name),
+    ]
 
 
 # Distance aim and overwatch (p. 11) -------------------------------------------------------

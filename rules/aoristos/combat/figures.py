@@ -5,11 +5,10 @@ they show before a roll. Rounding is always down (rulings.md).
 
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from fractions import Fraction
 from math import ceil
 
 from rules.aoristos.combat.gear import LIMBS, RANGE_CATEGORIES, Armour
-from rules.aoristos.dice import Hand, Purpose, distribution
+from rules.aoristos.dice import Hand, Purpose
 from rules.errors import RulesError
 
 __all__ = [
@@ -23,10 +22,8 @@ __all__ = [
     "attack_hand",
     "attack_test_base",
     "damage",
-    "damage_distribution",
     "effective_drive",
     "effective_movement",
-    "hit_chance",
     "limb_state_after",
     "movement_cost",
     "movement_extra",
@@ -204,12 +201,6 @@ def area_options(dice: Iterable[int], free: bool) -> frozenset[str]:
     return frozenset(AREA_TABLE[d] for d in dice)
 
 
-def hit_chance(hand: Hand, test_base: int, threshold: int) -> Fraction:
-    """P(TB + counted dice ≥ ST) for an attack test (p. 5, 9)."""
-    outcomes = distribution(hand, Purpose.TEST).items()
-    return sum((p for value, p in outcomes if test_base + value >= threshold), Fraction(0))
-
-
 def active_strength(
     *, margin: int, dice_sum: int, real_weapon: bool, weapon_strength: int, physique: int | None
 ) -> int:
@@ -266,36 +257,3 @@ def wound(damage: int, area: str | None) -> dict:
 def unconscious(bleed_rate: int, nerve_shock: int, shock_tolerance: int) -> bool:
     """p. 14: at a hit, bleed rate + nervchock reaching Chocktolerans knocks one out."""
     return bleed_rate + nerve_shock >= shock_tolerance
-
-
-def damage_distribution(
-    *,
-    hand: Hand,
-    test_base: int,
-    threshold: int,
-    real_weapon: bool,
-    weapon_strength: int,
-    physique: int | None,
-    armour: int,
-    toughness: int,
-    head: bool = False,
-) -> dict[int, Fraction]:
-    """The exact distribution of damage from one attack (p. 9, 12-13): {damage: P}; a miss
-    counts as no damage (key -1), so the values sum to 1. Uses the counted dice sum only,
-    which decides both the hit and the strength."""
-    result: dict[int, Fraction] = {}
-    for dice_sum, p in distribution(hand, Purpose.TEST).items():
-        total = test_base + dice_sum
-        if total < threshold:
-            key = -1
-        else:
-            strength = active_strength(
-                margin=total - threshold,
-                dice_sum=dice_sum,
-                real_weapon=real_weapon,
-                weapon_strength=weapon_strength,
-                physique=physique,
-            )
-            key = damage(strength - armour, toughness, head=head)
-        result[key] = result.get(key, Fraction(0)) + p
-    return dict(sorted(result.items()))

@@ -29,6 +29,13 @@ def in_melee(state: Encounter, c: Combatant) -> bool:
     return any(distance(c, o) <= state.house.melee_reach for o in foes(state, c))
 
 
+def fired_in_melee(state: Encounter, attacker: Combatant, target: Combatant) -> bool:
+    """A ranged attack "i närstrid" (p. 8, 10): fired by one in melee at a target in a
+    melee. A shot from a melee at someone outside it is a plain ranged attack (with its
+    range malus, p. 10), whatever the attacker's posture adds (p. 10)."""
+    return in_melee(state, attacker) and in_melee(state, target)
+
+
 def effective_movement(c: Combatant) -> int:
     return F.effective_movement(c.movement, c.nerve_shock)
 

@@ -6,6 +6,7 @@ stats, its dice totals).
 """
 
 import json
+from dataclasses import replace
 from itertools import combinations
 
 from rules.aoristos.combat import commands as C
@@ -13,16 +14,14 @@ from rules.aoristos.combat import engine as X
 from rules.aoristos.combat import events as E
 from rules.aoristos.combat import figures as F
 from rules.aoristos.combat.attacks import (
-    attack_base,
-    attack_hand,
     attack_plan,
+    attack_setup,
     declaration,
-    protection_of,
-    strength_physique,
     threshold_parts,
 )
 from rules.aoristos.combat.fold import evolve
 from rules.aoristos.combat.gear import LIMBS
+from rules.aoristos.combat.outcome import hit_chance, odds
 from rules.aoristos.combat.reading import effective_movement, needs_ammo
 from rules.aoristos.combat.state import POSTURES, UNARMED, Combatant, Encounter, PendingAttack
 from rules.aoristos.combat.vigilance import default_vigilance, vigilance_bonus, vigilance_options
@@ -162,27 +161,31 @@ def attack_view(state: Encounter, viewer: Viewer) -> dict | None:
 
 
 def vigilance_prompt(state: Encounter, attack: PendingAttack) -> dict:
-    """The target's choice with the chance each leaves the attacker (p. 8-9)."""
+    """The target's choice with the chance each leaves the attacker (p. 8-9): the same
+    odds as the attack preview (`outcome.hit_chance`), auto fire and hidden areas in."""
     attacker = state.get(attack.attacker)
+    target = state.get(attack.target)
     weapon = attacker.weapon(attack.weapon) or UNARMED
     options = vigilance_options(state, attack)
-    default = default_vigilance(options)
-    hand = attack_hand(attacker, weapon, attack.aim, attack.shots)
-    tb = attack_base(attacker, weapon)
+    bonus = vigilance_bonus(state, target)
+    default = default_vigilance(options, bonus[1])
+    setup = attack_setup(state, attack, ())
     chances = {}
     keys = list(options)
     for size in range(0, F.VIGILANCE_MAX + 1):
         for chosen in combinations(keys, size):
             threshold = sum(v for _, v in threshold_parts(state, attack, chosen))
-            chances["+".join(sorted(chosen))] = percent(F.hit_chance(hand, tb, threshold))
+            chances["+".join(sorted(chosen))] = percent(
+                hit_chance(replace(setup, threshold=threshold))
+            )
     return {
         "kind": "vigilance",
         "for": attack.target,
         "attacker": attacker.name,
-        "target_name": state.get(attack.target).name,
+        "target_name": target.name,
         "weapon": weapon.name,
         "options": [{"key": k, "value": v} for k, v in options.items()],
-        "bonus": vigilance_bonus(state, state.get(attack.target)),
+        "bonus": bonus,
         "default": list(default),
         "chances": chances,
         "chances_json": json.dumps(chances),
@@ -327,10 +330,12 @@ def actions(state: Encounter, c: Combatant) -> list[dict]:
 
 
 def attack_preview(state: Encounter, cmd: C.Attack, viewer: Viewer = GM_VIEW) -> dict:
-    """Before an attack is committed: its cost, the exact chance to hit and the damage
-    distribution against the target's offered vigilance (p. 8-13). The hit area is not
-    known yet: the preview takes the torso's protection, or Totalrustning for 4+
-    projectiles."""
+    """Before an attack is committed: its cost and the exact distribution of its outcome
+    against the target's suggested vigilance (p. 8-13): the chance to hit, the damage,
+    and where it lands with the damage there (`outcome.odds`, the distribution of the
+    function the engine resolves the attack with). Auto fire's projectiles, hidden areas,
+    each area's armour and cover, the head's constant 2 and the area-less hits of
+    explosions and 4+ projectiles are in it."""
     attacker = state.get(cmd.id)
     try:
         if attacker is None:
@@ -338,45 +343,60 @@ def attack_preview(state: Encounter, cmd: C.Attack, viewer: Viewer = GM_VIEW) ->
         plan = attack_plan(state, attacker, cmd)
     except RulesError as error:
         return {"ok": False, **why_of(error)}
-    target, weapon = plan["target"], plan["weapon"]
+    target = plan["target"]
     # The state as it would be once the attack is declared (its cost aside).
     probe = evolve(state, declaration(attacker, cmd, plan, cost=0))
     pending = probe.attack
     if target.aware and target.acts:
-        chosen = default_vigilance(vigilance_options(probe, pending))
+        bonus = vigilance_bonus(probe, target)[1]
+        chosen = default_vigilance(vigilance_options(probe, pending), bonus)
     else:
         chosen = ()
     parts = threshold_parts(probe, pending, chosen)
-    threshold = sum(v for _, v in parts)
-    shots = max(1, plan["shots"])
-    hand = attack_hand(attacker, weapon, cmd.aim, shots)
-    tb = attack_base(attacker, weapon)
-    area_less = shots >= 4 or weapon.explosive
-    protection = protection_of(target, None if area_less else "torso")
-    damage = F.damage_distribution(
-        hand=hand,
-        test_base=tb,
-        threshold=threshold,
-        real_weapon=weapon.real,
-        weapon_strength=weapon.strength,
-        physique=strength_physique(attacker, weapon),
-        armour=protection,
-        toughness=target.toughness,
-    )
+    setup = attack_setup(probe, pending, chosen)
+    result = odds(setup)
+    shots = list(result.shots)
     if not sees_numbers(target, viewer):  # an NPC's vigilance values stay the GM's
         parts, chosen = [], ()
     return {
         "ok": True,
         "cost": plan["cost"],
-        "hand": str(hand),
-        "test_base": tb,
-        "threshold": threshold if parts or not target.npc or viewer.is_gm else None,
+        "hand": str(setup.hand(shots[0])),
+        "hands": [str(setup.hand(n)) for n in (shots[0], shots[-1])] if len(shots) > 1 else [],
+        "test_base": setup.test_base,
+        "threshold": setup.threshold if parts or not target.npc or viewer.is_gm else None,
         "threshold_parts": parts,
         "vigilance": list(chosen),
-        "p_hit": percent(F.hit_chance(hand, tb, threshold)),
-        "damage": [{"damage": k, "percent": percent(p)} for k, p in damage.items() if k >= 0],
+        "p_hit": percent(result.p_hit),
+        "p_miss": percent(result.miss),
+        "p_hidden": percent(result.hidden),
+        "damage": [{"damage": k, "percent": percent(p)} for k, p in result.damage().items()],
+        "areas": [
+            {
+                "area": area,
+                "percent": percent(sum(spread.values())),
+                "damage": [{"damage": k, "percent": percent(p)} for k, p in spread.items()],
+            }
+            for area, spread in result.areas().items()
+        ],
+        "shots": [{"shots": n, "percent": percent(p)} for n, p in result.shots.items()],
+        "area_rule": area_rule(setup, result),
+        "called_area": cmd.area,
         "aim_conditions": plan["conditions"],
     }
+
+
+def area_rule(setup, result) -> str:
+    """Which area the figures assume (p. 9): "none" (no hit area: explosions, 4+
+    projectiles), "rolled" (the plain 1B decides), "mixed" (auto fire: some bursts
+    have an area, some not), or "choice" (a free area hand: the wanted area where the
+    dice allow it, else the area that hurts most)."""
+    with_area = [setup.has_area(n) for n in result.shots]
+    if not any(with_area):
+        return "none"
+    if not all(with_area):
+        return "mixed"
+    return "choice" if setup.aim else "rolled"
 
 
 def describe(state: Encounter, events, viewer: Viewer) -> list[dict]:

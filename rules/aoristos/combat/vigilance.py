@@ -10,8 +10,8 @@ from rules.aoristos.combat import figures as F
 from rules.aoristos.combat.reading import (
     attack_is_melee,
     effective_movement,
+    fired_in_melee,
     holds_real_melee_weapon,
-    in_melee,
 )
 from rules.aoristos.combat.state import UNARMED, Combatant, Encounter, PendingAttack
 from rules.combat_kit import combatant
@@ -27,7 +27,7 @@ def vigilance_options(state: Encounter, attack: PendingAttack) -> dict[str, int]
     target = combatant(state, attack.target)
     attacker = combatant(state, attack.attacker)
     weapon = attacker.weapon(attack.weapon) or UNARMED
-    melee_attack = not weapon.ranged and not weapon.thrown or in_melee(state, attacker)
+    melee_attack = attack_is_melee(state, attack) or fired_in_melee(state, attacker, target)
     shield = any(piece.shield for piece in target.armour)
     options = {
         "agility": target.agility,
@@ -55,10 +55,16 @@ def vigilance_bonus(state: Encounter, target: Combatant) -> tuple[str, int]:
     return "cp_bonus", target.vigilance_bonus
 
 
-def default_vigilance(options: dict[str, int]) -> tuple[str, ...]:
-    """The offer: the three best properties (ties in the text's order)."""
+def default_vigilance(options: dict[str, int], bonus: int = 0) -> tuple[str, ...]:
+    """The offer: the three best properties worth more than 0 (ties in the text's order).
+    Naming any property brings the vigilance bonus (p. 8: it helps "all vaksamhet, oavsett
+    egenskaperna"), so when none is worth more than 0 the offer names the best one if it
+    and the bonus together raise the ST: a positive bonus is never left unused."""
     ranked = sorted(options.items(), key=lambda item: -item[1])
-    return tuple(key for key, value in ranked[: F.VIGILANCE_MAX] if value > 0)
+    chosen = tuple(key for key, value in ranked[: F.VIGILANCE_MAX] if value > 0)
+    if not chosen and ranked and ranked[0][1] + bonus > 0:
+        chosen = (ranked[0][0],)
+    return chosen
 
 
 def vigilance_move(state: Encounter, attack: PendingAttack) -> tuple[float, float] | None:
@@ -77,7 +83,14 @@ def vigilance_move(state: Encounter, attack: PendingAttack) -> tuple[float, floa
 
 
 def vigilance_move_possible(state: Encounter, attack: PendingAttack) -> bool:
+    """Whether the target can make the move RÖR in vigilance asks (p. 9). RÖR is always
+    available (p. 8), also on the ground: a target sitting or lying rolls the metre aside
+    in its posture, as its moves go there (1 m per KP, at most Förflyttning a round,
+    p. 7), and the metre costs no KP (vigilance is no action, p. 8). It cannot be named
+    only when that metre does not fit in the round (2 × Förflyttning standing,
+    Förflyttning on the ground, nervchock counted) and the target is not in cover."""
     target = combatant(state, attack.target)
     if vigilance_move(state, attack) is None:
         return True
-    return target.moved + 1 <= 2 * effective_movement(target) and target.posture == "standing"
+    room = effective_movement(target) * (2 if target.posture == "standing" else 1)
+    return target.moved + 1 <= room
