@@ -18,7 +18,7 @@ from django.http import Http404, JsonResponse
 from django.views.decorators.http import require_GET, require_POST
 
 from combat import services
-from combat.views import LogIn, command_from_post, encounter_for
+from combat.views import LogIn, command_from_post, encounter_for, previews_for
 from rules.errors import RulesError
 
 MAX_BODY_BYTES = 16_384
@@ -73,6 +73,8 @@ def command(request, pk: int):
     encounter, membership = found
     if len(request.body) > MAX_BODY_BYTES:
         return error(f"the body is larger than {MAX_BODY_BYTES} bytes", 400)
+    if b"\\u0000" in request.body:  # PostgreSQL stores no NUL in the log's JSON
+        return error("the body holds a NUL character (\\u0000)", 400)
     try:
         body = json.loads(request.body or b"null")
     except (ValueError, UnicodeDecodeError, RecursionError):
@@ -106,15 +108,15 @@ def preview(request, pk: int):
         return failed
     encounter, membership = found
     engine = services.engine_of(encounter)
+    viewer = services.viewer_for(encounter, membership)
+    # Refused before the engine is asked, whatever the combatant carries (as the page).
+    if not previews_for(viewer, request.GET.get("id")):
+        return error("you do not command that combatant", 403)
     try:
         data = {**command_from_post(request.GET), "type": "attack"}
         result = engine.preview(services.folded(encounter, engine).state,
-                                engine.parse_command(data),
-                                services.viewer_for(encounter, membership),
+                                engine.parse_command(data), viewer,
                                 services.stat_names(engine, encounter.campaign))
     except RulesError as refused:
         return error(str(refused), 400)
-    viewer = services.viewer_for(encounter, membership)
-    if not viewer.is_gm and data.get("id") not in viewer.controls:
-        return error("you do not command that combatant", 403)
     return JsonResponse(result)

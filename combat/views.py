@@ -7,13 +7,14 @@ import contextlib
 import re
 from functools import wraps
 
-from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
 from django.middleware.csrf import get_token
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template import TemplateDoesNotExist
+from django.template.loader import get_template
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext as _
@@ -75,18 +76,19 @@ def member_view(view):
 
 
 def command_from_post(post) -> dict:
-    """A command dict from a form: numbers, booleans, lists and a cover per area."""
+    """A command dict from a form: numbers, booleans, lists and a cover per area. NUL
+    characters are dropped (PostgreSQL stores none in the log's JSON)."""
     data: dict = {}
     cover = {}
     for key in post:
         if key in SKIP:
             continue
         if key in LIST_FIELDS:
-            data[key] = [v for v in post.getlist(key) if v != ""]
+            data[key] = [v.replace("\x00", "") for v in post.getlist(key) if v != ""]
             if key in NUMBER_LISTS:
                 data[key] = [int(v) if ascii_digits(v.strip(), 6) else v for v in data[key]]
             continue
-        value = post.get(key, "")
+        value = post.get(key, "").replace("\x00", "")
         if key.startswith("cover_"):
             if value.strip():
                 cover[key.removeprefix("cover_")] = value
@@ -122,6 +124,28 @@ def form_attributes(url: str) -> str:
         url,
         url,
     )
+
+
+def engine_template(engine, name: str) -> str:
+    """The engine's own template `name` ("_place.html", "_preview.html"); 404 when its
+    system has none, for the page it renders does not exist there (T10 and Phobia place
+    nobody on a map; the chronicle has no attacks to preview)."""
+    path = f"{engine.template}/{name}"
+    try:
+        get_template(path)
+    except TemplateDoesNotExist:
+        raise Http404 from None
+    return path
+
+
+def typed_values(post, form: str) -> dict:
+    """What a refused panel form held, under the form's name, for the panel to show it
+    again: {"add_block": {"name": "Hund", "weapons": ["knife"], ...}} for an NPC's stat
+    block (the add forms are "add_" and their source), {"advance": {"amount": "999999",
+    ...}} for a command's form (its type)."""
+    values = {key: post.getlist(key) if key in LIST_FIELDS else post.get(key)
+              for key in post if key not in SKIP}
+    return {form: values}
 
 
 def page_context(request, encounter, membership, result=None, **extra) -> dict:
@@ -242,12 +266,23 @@ def encounter_state(request, pk: int):
     return render(request, "combat/encounter.html#state", context)
 
 
-def answer(request, encounter, membership, *, error: str = "", status: int = 200, result=None):
+def answer(request, encounter, membership, *, error: str = "", status: int = 200, result=None,
+           typed: dict | None = None):
+    """The panel after a command: htmx swaps it in; without JavaScript a done command goes
+    back to the page, a refused one gets the page with the reason. A refused form keeps
+    what was typed in it (`typed`, see `typed_values`)."""
     if request.htmx:
-        context = page_context(request, encounter, membership, result, error=error)
+        context = page_context(request, encounter, membership, result, error=error,
+                               typed=typed or {})
         return render(request, "combat/encounter.html#state", context, status=status)
     if error:
-        messages.error(request, error)
+        events, older = table_services.events_page(
+            encounter.campaign_id, before=None, is_gm=membership.is_gm
+        )
+        context = page_context(request, encounter, membership, result, error=error,
+                               typed=typed or {}, rolls=events, older=older,
+                               last_seq=encounter.campaign.event_seq)
+        return render(request, "combat/encounter.html", context, status=status)
     return redirect(encounter)
 
 
@@ -267,11 +302,13 @@ def encounter_command(request, pk: int):
     except services.Stale:
         encounter.refresh_from_db()
         return answer(request, encounter, membership, status=409,
-                      error=_("The situation changed: here is how it stands now."))
+                      error=_("The situation changed: here is how it stands now."),
+                      typed=typed_values(request.POST, str(request.POST.get("type", ""))))
     except services.NotYours:
         raise PermissionDenied from None
     except RulesError as error:
-        return answer(request, encounter, membership, error=translated(error), status=400)
+        return answer(request, encounter, membership, error=translated(error), status=400,
+                      typed=typed_values(request.POST, str(request.POST.get("type", ""))))
     return answer(request, encounter, membership, result=after)
 
 
@@ -280,9 +317,9 @@ def encounter_command(request, pk: int):
 def place_forms(request, pk: int):
     """The GM's forms that place each combatant (opened on demand)."""
     encounter, membership = encounter_for(request, pk, gm=True)
-    engine = services.engine_of(encounter)
+    template = engine_template(services.engine_of(encounter), "_place.html")
     context = page_context(request, encounter, membership)
-    return render(request, f"{engine.template}/_place.html", context)
+    return render(request, template, context)
 
 
 @member_view
@@ -290,6 +327,12 @@ def place_forms(request, pk: int):
 def add_combatant(request, pk: int):
     """The GM adds a campaign character, a saved NPC template or a quick stat block."""
     encounter, membership = encounter_for(request, pk, gm=True)
+    if encounter.kind != Encounter.Kind.COMBAT:
+        # Its bodies are the campaign's characters (services.chronicle_sync): no NPCs,
+        # no stat blocks, no templates.
+        return answer(request, encounter, membership, status=400,
+                      error=_("The chronicle takes no combatants: its bodies are the "
+                              "campaign's characters."))
     version = strict_int(request.POST.get("version"), name="version")
     engine = services.engine_of(encounter)
     controller = None
@@ -340,10 +383,12 @@ def add_combatant(request, pk: int):
     except services.Stale:
         encounter.refresh_from_db()
         return answer(request, encounter, membership, status=409,
-                      error=_("The situation changed: here is how it stands now."))
+                      error=_("The situation changed: here is how it stands now."),
+                      typed=typed_values(request.POST, f"add_{request.POST.get('source', '')}"))
     except RulesError as error:
         encounter.refresh_from_db()
-        return answer(request, encounter, membership, error=translated(error), status=400)
+        return answer(request, encounter, membership, error=translated(error), status=400,
+                      typed=typed_values(request.POST, f"add_{request.POST.get('source', '')}"))
     encounter.refresh_from_db()
     return answer(request, encounter, membership)
 
@@ -359,18 +404,27 @@ def attack_preview(request, pk: int):
     """Before an attack: its cost, exact chance to hit and damage distribution."""
     encounter, membership = encounter_for(request, pk)
     engine = services.engine_of(encounter)
+    template = engine_template(engine, "_preview.html")
+    viewer = services.viewer_for(encounter, membership)
+    # A member previews only the attacks of what they command, refused before the engine
+    # is asked: its answer would tell what an NPC carries, draws and how far it stands.
+    if not previews_for(viewer, request.GET.get("id")):
+        raise PermissionDenied
     state = services.folded(encounter, engine).state
     try:
         # The attack form's own fields, read as a posted command is (each system's attack
         # has its own: Aoristos aim and shots, T10 distance and modifier).
         data = {**command_from_post(request.GET), "type": "attack"}
         command = engine.parse_command(data)
-        preview = engine.preview(state, command, services.viewer_for(encounter, membership),
+        preview = engine.preview(state, command, viewer,
                                  services.stat_names(engine, encounter.campaign))
     except RulesError as error:
         preview = {"ok": False, "why": translated(error)}
-    viewer = services.viewer_for(encounter, membership)
-    if preview.get("ok") and not viewer.is_gm and data.get("id") not in viewer.controls:
-        raise PermissionDenied
-    return render(request, f"{engine.template}/_preview.html", {"preview": preview})
+    return render(request, template, {"preview": preview})
+
+
+def previews_for(viewer, combatant_id) -> bool:
+    """Whether `viewer` may preview an attack of `combatant_id` (a query's text): the GM
+    any, a player only a combatant they command."""
+    return viewer.is_gm or combatant_id in viewer.controls
 

@@ -465,15 +465,14 @@ def log_lines(state, events, viewer: Viewer, line: Callable, evolve: Callable) -
 
 
 def attack_parties(state, cmd) -> tuple:
-    """An attack preview's attacker, target and weapon; a RulesError (shown as is) when
-    one is not there."""
-    attacker = state.get(cmd.id)
-    target = state.get(cmd.target)
-    if attacker is None or target is None:
-        raise RulesError("no such combatant")
+    """An attack preview's attacker, target and weapon; a RulesError (with its template,
+    so the page says it in its language) when one is not there."""
+    attacker = combatant(state, cmd.id)
+    target = combatant(state, cmd.target)
     weapon = attacker.weapon(cmd.weapon)
     if weapon is None:
-        raise RulesError(f"{attacker.name} has no weapon {cmd.weapon!r}")
+        refuse(_("{name} has no weapon {weapon!r}"), "no_weapon", name=attacker.name,
+               weapon=cmd.weapon)
     return attacker, target, weapon
 
 

@@ -223,11 +223,15 @@ def odds(request, membership):
 
 
 def odds_answer(request, membership, data):
+    """The tray's odds box: the chance of what the tray holds, or why it cannot be rolled,
+    each bad field's reason as the roll's answer would give it."""
     form = roll_form(membership, data)
     context = {"campaign": membership.campaign, "form": form, "odds": None}
-    if form.is_valid() and isinstance(form, EnteredTestForm) and form.is_hand:
+    if not form.is_valid():
+        context["odds_error"] = " ".join(e for errors in form.errors.values() for e in errors)
+    elif isinstance(form, EnteredTestForm) and form.is_hand:
         context["odds"] = hand_odds(form.cleaned_data["hand_plan"])
-    elif form.is_valid() and isinstance(form, EnteredTestForm):
+    elif isinstance(form, EnteredTestForm):
         try:
             if form.is_opposed:
                 context["odds"] = opposition_odds(form.opposition(), form.system)
@@ -235,22 +239,21 @@ def odds_answer(request, membership, data):
                 context["odds"] = odds_context(form.plan(), form.system)
         except ValidationError as error:
             context["odds_error"] = " ".join(error.messages)
-    elif form.is_valid():
-        if form.cleaned_data["mode"] == RollForm.MODE_HAND:
-            hand = form.cleaned_data["hand"]
-            purpose = form.cleaned_data.get("purpose") or dice.Purpose.TEST
-            distribution = dice.distribution(hand, purpose)
-            mean = sum(result * p for result, p in distribution.items())
-            context["odds"] = {
-                "hand": str(hand),
-                "low": hand.min_result,
-                "high": hand.max_result,
-                "mean": float(mean),
-            }
-        else:
-            test = form.test()
-            chance = success.p_success(test["hand"], test["test_base"], test["threshold"])
-            context["odds"] = test | {"hand": str(test["hand"]), "percent": float(chance) * 100}
+    elif form.cleaned_data["mode"] == RollForm.MODE_HAND:
+        hand = form.cleaned_data["hand"]
+        purpose = form.cleaned_data.get("purpose") or dice.Purpose.TEST
+        distribution = dice.distribution(hand, purpose)
+        mean = sum(result * p for result, p in distribution.items())
+        context["odds"] = {
+            "hand": str(hand),
+            "low": hand.min_result,
+            "high": hand.max_result,
+            "mean": float(mean),
+        }
+    else:
+        test = form.test()
+        chance = success.p_success(test["hand"], test["test_base"], test["threshold"])
+        context["odds"] = test | {"hand": str(test["hand"]), "percent": float(chance) * 100}
     return render(request, "table/table.html#odds", context)
 
 

@@ -132,6 +132,16 @@ def pips(count):
 
 
 @register.filter
+def field_value(values, name):
+    """What a refused form held in its field `name` (combat.views.typed_values: a dict, or
+    nothing when no form was refused), for fields whose names are made in the template."""
+    if not isinstance(values, dict):
+        return ""
+    value = values.get(str(name))
+    return "" if value is None else value
+
+
+@register.filter
 def weapon_name(key, names):
     return names.get(key, key) if isinstance(names, dict) else key
 

@@ -9,9 +9,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from rules import combat_kit as K
-from rules.combat_kit import GM_VIEW, mine, name_of, percent, sees_numbers, why_of
+from rules.combat_kit import GM_VIEW, mine, name_of, percent, refuse, sees_numbers, why_of
 from rules.engine import Viewer, encode
 from rules.errors import RulesError
+from rules.errors import gettext_noop as _
 from rules.phobia.character import ATTRIBUTE_TERMS, DERIVED_TERMS, SKILL_TERMS
 from rules.phobia.combat import commands as C
 from rules.phobia.combat import engine as X
@@ -483,9 +484,9 @@ def attack_preview(state: Encounter, cmd: C.Attack, viewer: Viewer = GM_VIEW) ->
     try:
         attacker, target, weapon = K.attack_parties(state, cmd)
         if cmd.aim and not weapon.ranged:
-            raise RulesError("only a ranged weapon aims")
+            refuse(_("only a ranged weapon aims"), "melee_aim")
         if cmd.aim and attacker.current_to // 2 <= 0:
-            raise RulesError("half the TO is 0: no aimed shot")
+            refuse(_("half of {name}'s TO is 0: no aimed shot"), "aim_to", name=attacker.name)
     except RulesError as error:
         return {"ok": False, **why_of(error)}
     parts = attack_parts(state, attacker, bool(cmd.aim))

@@ -528,9 +528,11 @@ def attack_preview(
         attacker, target, weapon = K.attack_parties(state, cmd)
         mode = cmd.mode or attacker.mode_of(weapon)
         if weapon.modifier(mode) is None:
-            raise RulesError(f"{weapon.name} does not fire {mode}")
+            refuse(_("{weapon} does not fire {mode}"), "mode", weapon=weapon.name, mode=mode)
         if cmd.distance is not None and range_band(weapon, cmd.distance) == "out":
-            raise RulesError(f"beyond {weapon.name}'s maximum range ({weapon.maximum} m)")
+            refuse(_("{target} is beyond {weapon}'s maximum range ({metres} m)"),
+                   "out_of_range", target=target.name, weapon=weapon.name,
+                   metres=weapon.maximum)
     except RulesError as error:
         return {"ok": False, **why_of(error)}
     bands = (range_band(weapon, cmd.distance),) if cmd.distance is not None else BANDS
