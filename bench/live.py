@@ -23,6 +23,9 @@ and the table), and bench/live_db.py seeds the database and checks it. In this o
    events, and of 500 records.
 7. chronicle (bench/chronicle.py): the GM advances the chronicle a week for six wounded
    characters, with 10 of the campaign's pages open.
+8. preview (bench/preview.py): the Aoristos attack preview (JSON API) of four attacks,
+   beside the same requests to the app at commit c9c59e5 (served from its tree, on a
+   database of its own), interleaved.
 
 Every measurement is repeated (3 times by default) and the table quotes medians; the
 machine is shared and noisy, so only figures from the same run compare. The table is
@@ -54,6 +57,7 @@ from time import perf_counter
 import chronicle
 import combat_command
 import fanout
+import preview
 import rebuild
 import roll_rate
 import streams_open
@@ -80,7 +84,7 @@ from harness import (
 )
 
 DEFAULT_REDIS = "redis://127.0.0.1:6379/0"
-PHASES = ("fanout", "rate", "writers", "open", "rebuild", "chronicle")
+PHASES = ("fanout", "rate", "writers", "open", "rebuild", "chronicle", "preview")
 
 
 async def measure(
@@ -143,6 +147,9 @@ async def measure(
     if "chronicle" in phases:
         bench.say(f"advancing chronicles ... ({perf_counter() - began:.0f} s)")
         rows += await chronicle.measure(bench, servers["single"], seed, env)
+    if "preview" in phases:
+        bench.say(f"attack previews ... ({perf_counter() - began:.0f} s)")
+        rows += await preview.measure(bench, servers["single"], seed, env, servers)
     bench.say(f"measured in {perf_counter() - began:.0f} s")
     return rows
 
@@ -248,6 +255,7 @@ def main(argv: list[str] | None = None) -> int:
                 "writers": plan.writers,
                 "chronicles": chronicles,  # the first one warms up
                 "chronicle_pages": min(plan.chronicle_pages, players),
+                "preview": "preview" in phases,
             },
         )
         sys.path.insert(0, str(site))
@@ -328,6 +336,7 @@ NOTES = "\n".join(
         combat_command.NOTES,
         rebuild.NOTES,
         chronicle.NOTES,
+        preview.NOTES,
         """\
 - A row's "ok?" compares the medians with the issue's goals; "**NO**" is a finding, not
   a failure of the benchmark (which exits 0 whenever it could measure).""",

@@ -7,6 +7,7 @@ and the site's directory as the working directory:
     python bench/live_db.py check '{"campaign": 123}'
     python bench/live_db.py rebuild '{"events": 500, "records": 500, "samples": 200, "reps": 3}'
     python bench/live_db.py chronicle '{"encounters": [12, 13]}'
+    python bench/live_db.py preview '{}'
 
 Each prints one JSON object on stdout. Seeding is fast: one password hash for every user,
 bulk inserts, one transaction. Three campaigns keep the measurements apart: "fanout" (a
@@ -27,6 +28,15 @@ streams), six characters and the campaign's chronicle with a wounded body for ea
 (`wounded_chronicle`), so that every advance the benchmark measures starts from the
 same situation; `chronicle` reads back what each measured advance stored: its events
 by kind, and the living bodies before and after it.
+
+The attack preview (issue 25, bench/preview.py): `preview` (and `seed`, asked with
+"preview": true) makes a campaign of its own with a GM and one player, and an Aoristos
+fight, started, of three attackers the player commands (a pistol 15 m from the target, a
+carbine 25 m away, a two-handed sword in both hands 1 m away; every weapon drawn, the
+magazines full) against one NPC target in a mail shirt and a helmet, with cover on one
+area and another hidden. The benchmark also runs `preview` against the database of the
+code it compares with (this script, with that code's tree as the working directory), so
+it uses only what both have.
 """
 
 import json
@@ -115,13 +125,15 @@ def gm_membership(campaign: Campaign) -> Membership:
     return campaign.memberships.get(role=Membership.Role.GM)
 
 
-def command(encounter_id: int, membership, data: dict):
-    """Run one command against the encounter's current version (as the pages do)."""
+def command(encounter_id: int, membership, data: dict, controller: int | None = None):
+    """Run one command against the encounter's current version (as the pages do);
+    `controller`: the user who commands the combatant an add_combatant adds."""
     from combat.models import Encounter
 
     version = Encounter.objects.values_list("version", flat=True).get(pk=encounter_id)
+    extra = {"controller": controller} if controller is not None else {}
     return combat.command_run(
-        encounter_id=encounter_id, membership=membership, data=data, version=version
+        encounter_id=encounter_id, membership=membership, data=data, version=version, **extra
     )
 
 
@@ -222,9 +234,77 @@ def wounded_chronicle(gm, players: list, name: str) -> dict:
     }
 
 
+# The attack preview's fight (issue 25): one NPC target, armour on every area (mail shirt:
+# torso 6, arms 4, legs 2; helmet: head 6), cover on the right leg, its left arm hidden;
+# three attackers the player commands, each with a weapon drawn (magazines full, as
+# add_combatant loads them), at the distances bench/preview.py's requests say.
+PREVIEW_TARGET = {
+    "type": "add_combatant", "name": "Målet", "side": "b", "npc": True, "x": 0.0,
+    "physique": 3, "agility": 3, "alertness": 3, "skills": {"evasion": 2},
+    "weapons": ["knife"], "right": "knife", "armour": ["mail_shirt", "helmet"],
+}
+PREVIEW_PLACE = {"type": "update_combatant", "hidden_areas": ["left_arm"],
+                 "cover": {"right_leg": 3}}
+PREVIEW_WEAPONS = ("pistol", "carbine", "two_handed_sword")
+PREVIEW_ATTACKERS = {
+    "pistol": {"type": "add_combatant", "name": "Pistolskytten", "side": "a", "npc": False,
+               "x": 15.0, "agility": 3, "alertness": 3, "skills": {"firearms": 3},
+               "weapons": ["pistol"], "right": "pistol"},
+    "carbine": {"type": "add_combatant", "name": "Karbinskytten", "side": "a", "npc": False,
+                "x": -25.0, "agility": 3, "alertness": 3, "skills": {"firearms": 3},
+                "weapons": ["carbine"], "right": "carbine", "left": "carbine"},
+    "sword": {"type": "add_combatant", "name": "Svärdet", "side": "a", "npc": False,
+              "y": 1.0, "physique": 4, "agility": 3, "alertness": 3,
+              "skills": {"melee_weapons": 3},
+              "weapons": ["two_handed_sword"], "right": "two_handed_sword",
+              "left": "two_handed_sword"},
+}
+
+
+@transaction.atomic
+def preview_fight() -> dict:
+    """The attack preview's campaign (a GM, one player) and fight, started: the ids the
+    benchmark's requests name, and a session for the GM and for the player."""
+    password = make_password("bench-password")
+    tag = f"b{random.randrange(10**6):06d}-"
+    gm = users(f"{tag}preview-gm", 1, password)[0]
+    player = users(f"{tag}preview-p", 1, password)[0]
+    campaign = campaign_with(gm, [player], "Bench: preview")
+    membership = gm_membership(campaign)
+    encounter = combat.encounter_create(campaign=campaign, name="Bench: preview", house_rules={})
+    _e, _r, after = command(encounter.pk, membership, PREVIEW_TARGET)
+    target = after.state.combatants[-1].id
+    command(encounter.pk, membership, PREVIEW_PLACE | {"id": target})
+    attackers = {}
+    for key, data in PREVIEW_ATTACKERS.items():
+        _e, _r, after = command(encounter.pk, membership, data, controller=player.pk)
+        attackers[key] = after.state.combatants[-1].id
+    encounter, _record, after = command(encounter.pk, membership, {"type": "start"})
+    state = after.state
+    return {
+        "campaign": campaign.pk,
+        "id": encounter.pk,
+        "version": encounter.version,
+        "target": target,
+        "attackers": attackers,
+        # what each attacker holds (right and left hand) and the rounds in it
+        "held": {
+            key: [state.get(cid).right, state.get(cid).left, state.get(cid).rounds(weapon)]
+            for (key, cid), weapon in zip(attackers.items(), PREVIEW_WEAPONS, strict=True)
+        },
+        "gm": session_for(gm),
+        "player": session_for(player),
+    }
+
+
 @transaction.atomic
 def seed(
-    players: int, rate_clients: int, writers: int, chronicles: int = 0, chronicle_pages: int = 0
+    players: int,
+    rate_clients: int,
+    writers: int,
+    chronicles: int = 0,
+    chronicle_pages: int = 0,
+    preview: bool = False,
 ) -> dict:
     password = make_password("bench-password")
     tag = f"b{random.randrange(10**6):06d}-"
@@ -258,6 +338,7 @@ def seed(
     wounded = [wounded_chronicle(gm, readers, f"Bench: chronicle {i}") for i in range(chronicles)]
     fanout_sessions = [session_for(user) for user in fanout_players]
     return {
+        "preview": preview_fight() if preview else None,
         "fanout": {
             "campaign": fanout.pk,
             "seq": fanout.event_seq,  # the encounter's set-up records are events 1..3
@@ -494,6 +575,7 @@ if __name__ == "__main__":
             arguments["writers"],
             arguments.get("chronicles", 0),
             arguments.get("chronicle_pages", 0),
+            arguments.get("preview", False),
         )
     elif command_name == "check":
         result = check(arguments["campaign"])
@@ -503,6 +585,8 @@ if __name__ == "__main__":
         )
     elif command_name == "chronicle":
         result = chronicle_check(arguments["encounters"])
+    elif command_name == "preview":
+        result = preview_fight()
     else:
         raise SystemExit(f"unknown command {command_name!r}")
     out = Path(arguments["out"]) if "out" in arguments else None

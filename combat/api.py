@@ -10,6 +10,7 @@ carries the CSRF token in X-CSRFToken as the pages do).
 - GET  /api/v1/encounters/<id>/preview?id=&target=&weapon=&...: an attack's cost, chance
   to hit and damage distribution before it is sent; the query holds the system's attack
   fields (Aoristos aim, mode, shots, area; Phobia area; T10 distance, mode, modifier).
+  An attack the rules refuse is 400 {"error", "ok": false, "why", "why_template", ...}.
 """
 
 import json
@@ -119,4 +120,6 @@ def preview(request, pk: int):
                                 services.stat_names(engine, encounter.campaign))
     except RulesError as refused:
         return error(str(refused), 400)
+    if result.get("ok") is False:  # the attack cannot be made: 400 with the reason
+        return JsonResponse({"error": result.get("why", ""), **result}, status=400)
     return JsonResponse(result)

@@ -177,5 +177,7 @@ def test_a_refused_preview_is_said_in_swedish(client, gm, alice, kind, query, sw
     answer = client.get(url, full, headers={"Accept-Language": "sv"})
     assert f'data-testid="preview-why">{swedish}<' in answer.content.decode()
     # The API keeps the rules core's English.
-    api = client.get(reverse("combat:api_preview", args=[made.encounter.pk]), full).json()
-    assert (api["ok"], api["why"]) == (False, english)
+    refused = client.get(reverse("combat:api_preview", args=[made.encounter.pk]), full)
+    api = refused.json()
+    assert (refused.status_code, api["ok"], api["why"], api["error"]) == (
+        400, False, english, english)

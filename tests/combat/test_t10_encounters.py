@@ -260,9 +260,10 @@ def test_the_preview_takes_the_attacks_distance_and_the_gms_modifier(
     [row] = answer.json()["bands"]
     assert (row["band"], row["bonus"]) == ("far", -2)
     assert row["p_hit"] == percent(test_odds(-2).success)
-    beyond = client.get(api, {**query, "distance": "31"}).json()  # the preview says why
-    assert beyond["ok"] is False
-    assert "maximum range" in beyond["why"]
+    beyond = client.get(api, {**query, "distance": "31"})  # the preview says why
+    assert beyond.status_code == 400
+    assert beyond.json()["ok"] is False
+    assert "maximum range" in beyond.json()["why"] == beyond.json()["error"]
     assert client.get(api, {**query, "distance": "tjugo"}).status_code == 400
 
     english(client, alice)  # Alice commands Johan, not the soldier

@@ -405,3 +405,19 @@ def test_the_preview_is_the_engines_own_distribution(situation):
     assert sum(d["percent"] for d in shown["damage"]) == pytest.approx(
         percent(expected.p_hit), abs=0.1 * len(shown["damage"])
     )
+
+
+def test_firing_in_melee_is_for_firearms_and_bows_only_p10():
+    """p. 10: +1 for short firearms, +3 for long ones and bows; a throw or a sling at a
+    standing target in the melee has only its range malus."""
+    for key, extra in (("pistol", 1), ("carbine", 3), ("throwing_knife", None), ("sling", None)):
+        state = fight(armed(key), {"x": 1.0, "aware": False})
+        parts = dict(preview(state, key)["threshold_parts"])
+        assert parts.get("firing_in_melee") == extra, key
+
+
+def test_a_belt_is_read_as_the_hundred_rounds_of_its_mv_p11():
+    """p. 11: a belt of any length; its MV is given for 100 rounds."""
+    gun = WEAPONS["machine_gun"]
+    assert gun.belt
+    assert gun.capacity == 100

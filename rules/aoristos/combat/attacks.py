@@ -99,7 +99,8 @@ def threshold_parts(
     An attacker in melee who sits or lies has +2 ST on every attack, firing included
     (p. 10, "Alla anfall i närstrid"); a ranged attack always has its range malus (p. 10,
     "alltid"), also when fired from a melee, plus +1 or +3 when fired at a standing target
-    in the melee (p. 10). Aim of either kind is forbidden in melee (p. 10)."""
+    in the melee with a short or long firearm or a bow (p. 10; throws and slings have no
+    such malus). Aim of either kind is forbidden in melee (p. 10)."""
     target = combatant(state, attack.target)
     attacker = combatant(state, attack.attacker)
     weapon = attacker.weapon(attack.weapon) or UNARMED
@@ -117,7 +118,8 @@ def threshold_parts(
         if weapon.two_handed and attacker.grip(weapon.key) == 1:
             parts.append(("one_hand_two_handed", max(0, 5 - attacker.physique)))  # p. 10
         return parts
-    if fired_in_melee(state, attacker, target) and target.posture == "standing":
+    firearm_or_bow = weapon.firearm is not None or weapon.skill == "bow"  # p. 10's words
+    if firearm_or_bow and fired_in_melee(state, attacker, target) and target.posture == "standing":
         parts.append(("firing_in_melee", 3 if weapon.long_in_melee else 1))  # p. 10
     aim = attacker.range_aim if attacker.range_aim_target == target.id and not melee else 0
     parts.append(("range", F.range_malus(distance(attacker, target), weapon.range_categories, aim)))
@@ -125,17 +127,26 @@ def threshold_parts(
 
 
 def attack_setup(
-    state: Encounter, attack: PendingAttack, properties: tuple[str, ...]
+    state: Encounter,
+    attack: PendingAttack,
+    properties: tuple[str, ...],
+    threshold: int | None = None,
 ) -> AttackSetup:
     """The attack's figures once the target has named `properties` as its vigilance
-    (steps 2-3, p. 9): all the dice need to decide the outcome (`outcome.strike`)."""
+    (steps 2-3, p. 9): all the dice need to decide the outcome (`outcome.strike`).
+    `threshold`: the ST already set (after the roll the vigilance move has happened,
+    and the ST stays what it was when the dice were rolled)."""
     attacker = combatant(state, attack.attacker)
     target = combatant(state, attack.target)
     weapon = attacker.weapon(attack.weapon) or UNARMED
     mode = next((m for m in weapon.modes if m.auto), None) if attack.auto else None
     return AttackSetup(
         test_base=attack_base(attacker, weapon),
-        threshold=sum(value for _, value in threshold_parts(state, attack, properties)),
+        threshold=(
+            sum(value for _, value in threshold_parts(state, attack, properties))
+            if threshold is None
+            else threshold
+        ),
         aim=attack.aim,
         shots=attack.shots,
         random_dice=mode.random_dice if mode else 0,
@@ -439,8 +450,7 @@ def resolve_attack(state: Encounter, rng) -> list:
     used = rolled.shots if needs_ammo(weapon) else 0
     area = rolled.area
     setup = replace(
-        attack_setup(state, attack, attack.vigilance),
-        threshold=rolled.threshold,
+        attack_setup(state, attack, attack.vigilance, rolled.threshold),
         test_base=rolled.test_base,
     )
     dice_sum = sum(rolled.counted)

@@ -21,6 +21,8 @@ __all__ = [
     "parse_fire_modes",
 ]
 
+BELT_ROUNDS = 100  # p. 11: "Då anges MV för 100 patroner"
+
 # Hit areas (p. 9): the four limbs, the torso and the head (reachable only by a free
 # choice on matching area dice).
 AREAS: tuple[str, ...] = ("head", "torso", "right_arm", "left_arm", "right_leg", "left_leg")
@@ -158,7 +160,10 @@ class Weapon:
 
     @property
     def capacity(self) -> int:
-        """Rounds a full weapon holds: MS (default 1) plus a chambered round."""
+        """Rounds a full weapon holds: MS (default 1) plus a chambered round; a belt of
+        any length (p. 11) is read as the one of 100 its MV is given for."""
+        if self.belt:
+            return BELT_ROUNDS
         return (self.magazine or 1) + (1 if self.chambered else 0)
 
     @property
