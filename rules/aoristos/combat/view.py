@@ -77,6 +77,7 @@ def combatant_view(state: Encounter, c: Combatant, viewer: Viewer) -> dict:
                     "key": w.key,
                     "name": w.name,
                     "held": w.key in c.held,
+                    "modes": [m.text for m in w.modes],
                     "rounds": c.rounds(w.key) if needs_ammo(w) else None,
                     "capacity": w.capacity if needs_ammo(w) else None,
                 }
