@@ -444,7 +444,8 @@ def body_id(character_id: int) -> str:
 
 def chronicle_sync(chronicle: Encounter, membership, characters=None) -> Encounter:
     """Give every character of the campaign (or `characters`) a body in the chronicle
-    (the GM's command, one record each); returns the chronicle at its new version."""
+    (the GM's command, one record each), with its VIL and Chocktolerans from the sheet
+    (as a fight takes them); returns the chronicle at its new version."""
     engine = engine_of(chronicle)
     state = folded(chronicle, engine).state
     if characters is None:
@@ -459,6 +460,9 @@ def chronicle_sync(chronicle: Encounter, membership, characters=None) -> Encount
             "character_id": character.pk,
             "willpower": max(0, min(30, int(character.levels()["willpower"]))),
         }
+        _levels, derived = character.combat_stats(chronicle.campaign.house_rules)
+        if isinstance(derived.get("shock_tolerance"), int):
+            data["shock_tolerance"] = max(0, min(99, derived["shock_tolerance"]))
         chronicle, _record, after = command_run(
             encounter=chronicle, membership=membership, data=data, version=chronicle.version
         )
@@ -468,7 +472,9 @@ def chronicle_sync(chronicle: Encounter, membership, characters=None) -> Encount
 
 def fight_wounds(encounter: Encounter, engine) -> list[dict]:
     """The wounds a finished fight dealt to characters, as chronicle add_wound commands:
-    each dated by its round (2 s each, p. 6) before the fight's last one."""
+    each dated by its round (2 s each, p. 6) before the fight's last one. The fight
+    tested Chocktolerans at each hit (p. 13): a character's last wound carries whether it
+    is unconscious at the fight's end, the others that nothing is to be tested again."""
     result = folded(encounter, engine)
     state = initial_state(encounter, engine)
     found = []
@@ -482,6 +488,16 @@ def fight_wounds(encounter: Encounter, engine) -> list[dict]:
                     found.append((event, character_id, getattr(state, "round", 0), origin))
             state = engine.evolve(state, event)
     last_round = getattr(state, "round", 0)
+    last_of = {event.id: origin for event, _character, _round, origin in found}
+
+    def unconscious(event, origin: str) -> bool:
+        if last_of[event.id] != origin:
+            return False
+        final = state.get(event.id) if hasattr(state, "get") else None
+        if final is None or not getattr(final, "alive", True):
+            return False
+        return not getattr(final, "conscious", True)
+
     return [
         {
             "type": "add_wound",
@@ -495,6 +511,7 @@ def fight_wounds(encounter: Encounter, engine) -> list[dict]:
             "origin": origin,
             "ago_seconds": min(3600, 2 * max(0, last_round - round_)),
             "survival": encode(event.survival) if event.survival else None,
+            "unconscious": unconscious(event, origin),
         }
         for event, character_id, round_, origin in found
     ]

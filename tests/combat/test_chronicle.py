@@ -23,6 +23,9 @@ def test_the_gm_opens_the_chronicle_and_every_character_gets_a_body(
     state = services.folded(chronicle).state
     assert [b.name for b in state.bodies] == ["Albert"]
     assert state.bodies[0].willpower == albert_in_campaign.levels()["willpower"]
+    # Chocktolerans from the sheet (p. 2: VIL + 3 = 6 for Albert), as a fight takes it.
+    assert state.bodies[0].tolerance == albert_in_campaign.secondary().shock_tolerance == 6
+    assert 'data-testid="tolerance-ch' in page.content.decode()
     assert f'data-testid="body-ch{albert_in_campaign.pk}"' in page.content.decode()
     # Opening it again adds nobody twice; the combat list does not show it.
     client.get(url)
@@ -92,6 +95,11 @@ def test_a_fights_wounds_go_on_in_the_chronicle_once(
     assert wound.source == "Bakgården"
     assert wound.bleed_rate == wounded.bleed_rate
     assert body.organ_trauma == wounded.organ_trauma
+    # p. 14: fresh, so its lasting degree (organtrauma 3+) is in effect until rested out;
+    # the fight tested Chocktolerans at the hit and its verdict comes along (p. 13).
+    assert body.organ_trauma >= 3
+    assert (body.rested, body.nerve_shock) == (False, body.lasting_nerve_shock)
+    assert body.conscious == wounded.conscious
     # Undoing the end and ending again carries nothing over twice.
     fight.refresh_from_db()
     run(fight, gm, {"type": "undo", "to": fight.version - 1})
@@ -158,3 +166,96 @@ def test_the_gm_gives_psyktrauma_and_the_player_vents_it_through_the_page(
     refused = client.post(command, {"version": 3, "type": "gain_psych_trauma", "id": body,
                                     "amount": "3"})
     assert refused.status_code == 403
+
+
+def test_players_see_an_npc_bodys_name_and_state_only(
+    client, gm, alice, campaign, albert_in_campaign, dice, django_capture_on_commit_callbacks
+):
+    """The GM's body that is no character (added through the API, no character_id):
+    players see its name and whether it is alive and conscious, in the page, the JSON
+    API, the stream's payloads and the table's history; never its wounds or numbers.
+    The characters' bodies stay whole for everyone."""
+    import json
+
+    from table import services as table_services
+    from tests.combat.helpers import english
+
+    english(client, gm)
+    client.get(reverse("combat:chronicle", args=[campaign.pk]))
+    chronicle = chronicle_of(campaign)
+    url = reverse("combat:api_command", args=[chronicle.pk])
+    albert = f"ch{albert_in_campaign.pk}"
+
+    def post(command):
+        chronicle.refresh_from_db()
+        body = json.dumps({"version": chronicle.version, "command": command})
+        with django_capture_on_commit_callbacks(execute=True):
+            answer = client.post(url, body, content_type="application/json")
+        assert answer.status_code == 200, answer.content
+        return answer.json()
+
+    post({"type": "add_body", "id": "npc1", "name": "Vakten", "willpower": 1})
+    dice.queue[:] = [4, 4, 5, 5]  # survival 2B2T: 8 ≥ 4
+    gm_answer = post({"type": "add_wound", "id": "npc1", "area": "torso", "damage": 5,
+                      "source": "Kniven i Bakgården"})
+    assert gm_answer["lines"][0]["kind"] == "WoundAdded"  # the GM sees it all
+    post({"type": "add_wound", "id": albert, "area": "left_arm", "damage": 3})
+
+    client.force_login(alice)
+    page = client.get(reverse("combat:chronicle", args=[campaign.pk])).content.decode()
+    assert 'data-testid="body-npc1"' in page
+    assert "Vakten" in page
+    assert 'data-testid="trauma-npc1"' not in page
+    assert 'data-testid="bleed-npc1"' not in page
+    assert "Kniven i Bakgården" not in page
+    assert f'data-testid="trauma-{albert}"' in page  # a character's body: whole
+    api = client.get(reverse("combat:api_encounter", args=[chronicle.pk])).json()
+    npc, = [b for b in api["state"]["bodies"] if b["id"] == "npc1"]
+    assert npc == {"id": "npc1", "name": "Vakten", "character_id": None, "hidden": True,
+                   "alive": True, "conscious": False}
+    mine, = [b for b in api["state"]["bodies"] if b["id"] == albert]
+    assert mine["wounds"][0]["area"] == "left_arm"
+    # The stream's payloads and the history, as a player gets them.
+    lines = [
+        line
+        for message in table_services.events_after(campaign.pk, 0, is_gm=False)
+        if message["kind"] == "combat"
+        for line in message["lines"]
+    ]
+    about_npc = [line for line in lines if line.get("who") == "Vakten"]
+    assert about_npc == [
+        {"kind": "BodyAdded", "who": "Vakten"},
+        {"kind": "NpcState", "who": "Vakten", "at": "2026-01-05T08:00", "state": "unconscious"},
+    ]
+    assert "Kniven" not in json.dumps(lines)
+    assert any(line["kind"] == "WoundAdded" and line["who"] == "Albert" for line in lines)
+    history = client.get(reverse("table:history", args=[campaign.pk])).content.decode()
+    assert "Vakten" in history
+    assert "Kniven i Bakgården" not in history
+    assert "a wound of 5 damage" not in history
+    assert "a wound of 3 damage" in history  # Albert's
+    client.force_login(gm)
+    history = client.get(reverse("table:history", args=[campaign.pk])).content.decode()
+    assert "Kniven i Bakgården" in history
+
+
+def test_a_second_first_aid_is_refused_on_the_page_and_changes_nothing(
+    client, gm, campaign, albert_in_campaign
+):
+    """p. 13: first aid once to a wound: the page says why, in its language."""
+    from tests.combat.helpers import english, post
+
+    english(client, gm)
+    client.get(reverse("combat:chronicle", args=[campaign.pk]))
+    chronicle = chronicle_of(campaign)
+    albert = f"ch{albert_in_campaign.pk}"
+    assert post(client, chronicle, {"type": "add_wound", "id": albert, "area": "left_leg",
+                                    "damage": "4"}).status_code == 200
+    assert post(client, chronicle, {"type": "first_aid", "id": albert,
+                                    "levels": "1"}).status_code == 200
+    version = chronicle_of(campaign).version
+    again = post(client, chronicle, {"type": "first_aid", "id": albert, "levels": "3"})
+    assert again.status_code == 400
+    assert "first aid is given once to a wound" in again.content.decode()
+    assert chronicle_of(campaign).version == version
+    assert services.folded(chronicle_of(campaign)).state.body(albert).bleed_rate == 2

@@ -12,11 +12,13 @@ import pytest
 from rules.aoristos.aftermath import ENGINE
 from rules.aoristos.aftermath import events as E
 from rules.aoristos.aftermath import figures as F
-from rules.engine import decode, encode
+from rules.engine import Viewer, decode, encode
 from rules.errors import RulesError
 from tests.rules.conftest import ScriptedRng
 
 FRIDAY_EVENING = "2026-01-09T22:00"  # 2026-01-12 is the first Monday after
+GM_VIEW = Viewer(is_gm=True)
+PLAYER_VIEW = Viewer(is_gm=False)
 
 
 def run(state, data, *dice):
@@ -153,20 +155,24 @@ def test_first_aid_only_before_the_five_minute_mark_p13():
 
 
 def test_a_worked_timeline_from_a_torso_wound_to_the_first_monday():
-    """Our own worked timeline (p. 13-14, rulings.md): Friday 22:00 Miriam takes 4 damage
-    in the torso: bleed rate 3 and 3 organtrauma (survival 2B2T ≥ 3). She is carried to a
-    clean room and rests under basic care; nobody gives first aid.
+    """Our own worked timeline (p. 13-14, rulings.md): Friday 22:00 Miriam (VIL 3, so
+    Chocktolerans 6) takes 4 damage in the torso: bleed rate 3 and 3 organtrauma (survival
+    2B2T ≥ 3). At the hit bleed rate 3 + nervchock 4 = 7 ≥ 6: she is unconscious (p. 13).
+    She is carried to a clean room and rests under basic care; nobody gives first aid.
+    Organtrauma 3+ makes a degree of nervchock last until she has rested out (p. 14: 8
+    hours, house rule), counted from the last rise: each test until then is 1B2T.
 
     22:05 the bleeding turns into blood loss 3: organtrauma 4, blood loss 2 (resting).
     22:15 organtrauma 5 (unstable: hourly healing tests from 23:15), blood loss 1.
-    22:25 organtrauma 6, blood loss 0: the bleeding is over.
+    22:25 organtrauma 6, blood loss 0: the bleeding is over; rested out at 06:25.
     23:15 hourly test, ST 4 + 0 (thorough rest) − 1 (basic care) = 3, the environment
-          not counting: dice 3, 5, lowest 3 ≥ 3 heals, and 3 < 4 also harms: no survival
-          roll, organtrauma stays 6.
-    00:15 dice 4, 6 → 4: heals, organtrauma 5.
-    01:15 dice 5, 5 → 5: heals, organtrauma 4: stable, the next test on the night to
+          not counting: dice 3, 5, 6, lowest 3 ≥ 3 heals, and 3 < 4 also harms: no
+          survival roll, organtrauma stays 6.
+    00:15 dice 4, 6, 5 → 4: heals, organtrauma 5.
+    01:15 dice 5, 5, 6 → 5: heals, organtrauma 4: stable, the next test on the night to
           Monday (Monday 00:00), with the environment: ST 4 − 1 + 0 − 1 = 2.
-    Monday 00:00 dice 2, 4 → 2 ≥ 2: heals, organtrauma 3.
+    Saturday 06:25 rested: the lasting degree is away.
+    Monday 00:00 1B1T, dice 2, 4 → 2 ≥ 2: heals, organtrauma 3.
     """
     state = chronicle()
     state, _ = run(
@@ -180,10 +186,13 @@ def test_a_worked_timeline_from_a_torso_wound_to_the_first_monday():
         },
     )
     state, events = wound(state, 1, 2, 3, 4, damage=4, bleed_rate=3, organ_trauma=3)
-    assert of(events, E.WoundAdded)[0].survival == ((1, 2, 3, 4), 3, 3, True)
+    (added,) = of(events, E.WoundAdded)
+    assert added.survival == ((1, 2, 3, 4), 3, 3, True)
+    assert (added.shock, added.knocked_out) == ((3, 4, 6), True)
     body = state.body("ch1")
+    assert not body.conscious
     assert body.lasting_nerve_shock == 1
-    assert body.nerve_shock == 0
+    assert body.nerve_shock == 1  # fresh: in effect until rested out
 
     state, events = advance(state, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, unit="minutes", amount=25)
     ticks = of(events, E.BleedTick)
@@ -197,8 +206,9 @@ def test_a_worked_timeline_from_a_torso_wound_to_the_first_monday():
     assert body.hourly
     assert body.next_healing == datetime(2026, 1, 9, 23, 15)
 
-    state, events = advance(state, 3, 5, 4, 6, 5, 5, unit="hours", amount=3)
+    state, events = advance(state, 3, 5, 6, 4, 6, 5, 5, 5, 6, unit="hours", amount=3)
     tests = of(events, E.HealingTest)
+    assert [len(t.test[0]) for t in tests] == [3, 3, 3]  # 1B1T + 1T lasting nervchock
     assert [
         (t.at.strftime("%H:%M"), t.test[2], t.healed, t.harmed, t.organ_trauma, t.survival)
         for t in tests
@@ -213,7 +223,10 @@ def test_a_worked_timeline_from_a_torso_wound_to_the_first_monday():
     assert body.next_healing == datetime(2026, 1, 12, 0, 0)  # the night to Monday
 
     state, events = advance(state, 2, 4, to="2026-01-12T08:00")
+    (rested,) = of(events, E.Rested)
+    assert rested.at == datetime(2026, 1, 10, 6, 25)
     (weekly,) = of(events, E.HealingTest)
+    assert weekly.test[0] == (2, 4)
     assert (weekly.hourly, weekly.test[2], weekly.healed, weekly.organ_trauma) == (
         False,
         2,
@@ -239,19 +252,22 @@ def test_the_weekly_test_is_without_risk_p14():
 def test_an_unstable_test_under_4_harms_and_calls_a_survival_roll_p14():
     state = chronicle()
     state, _ = wound(state, 6, 6, 6, 6, organ_trauma=5)
-    # 23:00: dice 1, 6 → 1 < ST 4 and < 4: +1 organtrauma (6), survival 3 + 3 = 6 ≥ 6.
-    state, events = advance(state, 1, 6, 3, 3, 4, 4, unit="hours", amount=1)
+    # 23:00, 1B2T (organtrauma 3+: a degree of nervchock in effect until rested out):
+    # dice 1, 6, 6 → 1 < ST 4 and < 4: +1 organtrauma (6), survival 3 + 3 = 6 ≥ 6.
+    state, events = advance(state, 1, 6, 6, 3, 3, 4, 4, unit="hours", amount=1)
     (test,) = of(events, E.HealingTest)
     assert (test.healed, test.harmed, test.organ_trauma) == (False, True, 6)
     assert test.survival == ((3, 3, 4, 4), 6, 6, True)
 
 
 def test_seven_organtrauma_tests_against_unconsciousness_every_five_minutes_p14():
-    """VIL 3 + 1B1T against GST 6 every 5 minutes while awake; the unconscious rest."""
+    """VIL 3 + 1B1T against GST 6 every 5 minutes while awake; the unconscious rest. In
+    the first hours the lasting degree of organtrauma 3+ is in effect (not yet rested out,
+    p. 14): 1B2T."""
     state = chronicle()
     state, _ = wound(state, 6, 6, 6, 6, organ_trauma=7)
-    # 22:05 dice 3, 4 → 3 + 3 = 6 ≥ 6 awake; 22:10 dice 2, 5 → 5 < 6: unconscious.
-    state, events = advance(state, 3, 4, 2, 5, unit="minutes", amount=30)
+    # 22:05 dice 3, 4, 5 → 3 + 3 = 6 ≥ 6 awake; 22:10 dice 2, 5, 6 → 5 < 6: unconscious.
+    state, events = advance(state, 3, 4, 5, 2, 5, 6, unit="minutes", amount=30)
     tests = of(events, E.AwakeTest)
     assert [(t.at.minute, t.test[1], t.test[3]) for t in tests] == [(5, 6, True), (10, 5, False)]
     assert not state.body("ch1").conscious
@@ -305,6 +321,217 @@ def test_advancing_chosen_characters_leaves_the_others_clock():
     state, _ = wound(state, bleed_rate=0)
     with pytest.raises(RulesError):
         advance(state, to="1923-01-01T00:00")
+
+
+# Issue 25, item 11: the lasting nervchock of a fresh wound, Chocktolerans at a hit in the
+# chronicle, first aid once per wound, and what players see of the GM's bodies.
+
+
+def test_a_fresh_broken_limb_has_its_lasting_nervchock_in_effect_until_rested_out_p14():
+    """p. 14: "1 grad av nervchock per bruten eller förstörd lem varar tills personen fått
+    vila ut": a fresh break puts the degree in effect, and only 8 hours of rest (house
+    rule) take it away. Every success test until then takes its 1T (rulings § Success
+    tests); the healing test of an unstable body is one (p. 14)."""
+    state = chronicle()
+    state, _ = wound(state, area="left_arm", damage=3, limb_state="broken")
+    body = state.body("ch1")
+    assert (body.rested, body.lasting_nerve_shock, body.nerve_shock) == (False, 1, 1)
+    view = ENGINE.view(state, GM_VIEW)["bodies"][0]
+    assert (view["rested"], view["nerve_shock"], view["lasting_nerve_shock"]) == (False, 1, 1)
+    state, events = advance(state, unit="minutes", amount=8 * 60 - 1)
+    assert of(events, E.Rested) == []
+    assert state.body("ch1").nerve_shock == 1
+    state, events = advance(state, unit="minutes", amount=1)
+    assert [r.at for r in of(events, E.Rested)] == [datetime(2026, 1, 10, 6, 0)]
+    assert state.body("ch1").nerve_shock == 0
+
+
+def test_the_parsed_wound_of_3_damage_on_an_arm_is_in_effect_at_once_p14():
+    """The issue's case: add_wound on a left arm with damage 3 (the parser works out the
+    rest from p. 13-14: bleed rate 2, broken) answers rested false, nervchock 1."""
+    state = chronicle()
+    state, _ = run(state, {"type": "add_wound", "id": "ch1", "area": "left_arm", "damage": 3})
+    body = ENGINE.view(state, GM_VIEW)["bodies"][0]
+    assert (body["rested"], body["nerve_shock"], body["lasting_nerve_shock"]) == (False, 1, 1)
+    assert body["limbs"][0] == {"area": "right_arm", "state": "ok"}
+    assert {"area": "left_arm", "state": "broken"} in body["limbs"]
+
+
+def test_organtrauma_rising_to_3_puts_the_lasting_degree_back_in_effect_p14():
+    """p. 14, organtrauma 3+: "chocken varar tills personen fått vila och återkommer vid
+    aktivitet". A rested body at 2 organtrauma takes a small leg wound (bleed rate 1): the
+    wound itself is fresh shock; at 22:05 its bleeding turns into organtrauma 3, a rise to
+    3+, and the 8 hours of rest count again from then."""
+    state = chronicle()
+    state, _ = wound(state, 6, 6, 6, 6, organ_trauma=2)
+    state, events = advance(state, unit="hours", amount=8)
+    assert of(events, E.Rested)
+    assert state.body("ch1").rested
+    state, _ = wound(state, area="left_leg", damage=2, bleed_rate=1)
+    assert not state.body("ch1").rested
+    assert state.body("ch1").nerve_shock == 0  # nothing lasts yet: no break, 2 organtrauma
+    state, events = advance(state, 5, 5, 5, 5, unit="minutes", amount=5)
+    (tick,) = of(events, E.BleedTick)
+    assert tick.organ_trauma == 3
+    body = state.body("ch1")
+    assert (body.rested, body.nerve_shock, body.rest_since) == (False, 1, tick.at)
+    state, events = advance(state, unit="hours", amount=8)
+    assert [r.at for r in of(events, E.Rested)] == [tick.at + timedelta(hours=8)]
+
+
+def test_a_fights_wound_carried_over_is_fresh_shock_p14():
+    """A fight's wound carried into the chronicle (origin and survival given) is fresh
+    too: its lasting degree is in effect until rested out (p. 14)."""
+    state = chronicle()
+    data = {
+        "type": "add_wound",
+        "id": "ch1",
+        "area": "torso",
+        "damage": 4,
+        "bleed_rate": 0,
+        "organ_trauma": 3,
+        "origin": "e1v5.0",
+        "ago_seconds": 20,
+        "survival": [[4, 4, 5, 6], 8, 3, True],
+        "unconscious": False,
+    }
+    state, (added,) = run(state, data)
+    assert added.shock is None  # the fight tested Chocktolerans at the hit
+    body = state.body("ch1")
+    assert (body.conscious, body.rested, body.nerve_shock) == (True, False, 1)
+
+
+def test_a_wound_in_the_chronicle_knocks_out_at_chocktolerans_p13():
+    """p. 13: "Om summan av blödningstakt och nervchock når eller överstiger Chocktolerans
+    vid en träff förlorar personen omedelbart medvetandet". Chocktolerans 6: a leg broken
+    by 3 damage (bleed rate 2, nervchock 3: 5 < 6) leaves Miriam awake; a second wound of
+    2 on an arm a minute later, while the first still bleeds and its lasting degree is in
+    effect: bleed rate 2 + 1 = 3, nervchock 1 + 2 = 3, 6 ≥ 6: unconscious. The GM wakes
+    her (p. 13: "vaknar enligt SL:s godtycke")."""
+    state = chronicle()
+    assert state.body("ch1").tolerance == 6  # VIL 3 + 3 (p. 2), none given
+    state, (first,) = wound(state, area="left_leg", damage=3, bleed_rate=2, limb_state="broken")
+    assert (first.shock, first.knocked_out) == ((2, 3, 6), False)
+    assert state.body("ch1").conscious
+    state, _ = advance(state, unit="minutes", amount=1)
+    state, (second,) = wound(state, area="right_arm", damage=2, bleed_rate=1)
+    assert (second.shock, second.knocked_out) == ((3, 3, 6), True)
+    body = state.body("ch1")
+    assert not body.conscious
+    assert body.resting
+    (line,) = ENGINE.describe(state, [second], GM_VIEW)
+    assert (line["shock"], line["knocked_out"]) == ([3, 3, 6], True)
+    state, _ = run(state, {"type": "wake", "id": "ch1"})
+    assert state.body("ch1").conscious
+    # Knocked out while active, the body rested; woken, it is active again: no rest
+    # counts and its lasting degrees are in effect (p. 14: "återkommer vid aktivitet").
+    state, _ = run(state, {"type": "set_circumstances", "ids": ["ch1"], "activity": "active"})
+    state, (third,) = wound(state, area="left_arm", damage=4, bleed_rate=0)
+    assert third.knocked_out
+    assert state.body("ch1").rest_since == state.body("ch1").clock
+    state, _ = run(state, {"type": "wake", "id": "ch1"})
+    body = state.body("ch1")
+    assert (body.rest_since, body.rested, body.nerve_shock) == (None, False, 2)  # two limbs
+
+
+def test_chocktolerans_from_the_sheet_and_the_fights_verdict_p13():
+    """A body made from a character carries its Chocktolerans; a fight's wound carries
+    the fight's verdict (it tested at the hit) and is not tested again."""
+    state = chronicle()
+    state, _ = run(
+        state,
+        {"type": "add_body", "id": "ch2", "name": "Anna", "willpower": 1, "shock_tolerance": 9},
+    )
+    assert state.body("ch2").tolerance == 9
+    data = {"type": "add_wound", "id": "ch2", "area": "left_leg", "damage": 4}
+    state, (hit,) = run(state, data)
+    assert (hit.shock, hit.knocked_out) == ((3, 4, 9), False)  # 7 < 9
+    state, (carried,) = run(state, {**data, "damage": 1, "unconscious": True, "origin": "x1"})
+    assert (carried.shock, carried.knocked_out) == (None, True)
+    assert not state.body("ch2").conscious
+    with pytest.raises(RulesError):
+        run(state, {**data, "unconscious": "perhaps"})
+    with pytest.raises(RulesError):
+        run(state, {"type": "add_body", "id": "ch3", "name": "X", "shock_tolerance": -1})
+
+
+def test_first_aid_is_given_once_to_a_wound_p13():
+    """p. 13-14: first aid lowers a wound's bleed rate once, before the 5 minutes are
+    over (two helpers together are one first aid, "dubbelt så mycket som den lägsta").
+    A second first aid to the treated wound is refused, translatably, and changes
+    nothing; a new wound has its own."""
+    state = chronicle()
+    state, _ = wound(state, area="left_leg", damage=6, bleed_rate=5, limb_state="destroyed")
+    aid = {"type": "first_aid", "id": "ch1", "levels": [3]}
+    state, (given,) = run(state, aid)
+    assert given.treated == ("w1",)
+    assert state.body("ch1").bleed_rate == 2
+    with pytest.raises(RulesError) as refused:
+        run(state, {**aid, "levels": [2, 2]})
+    assert refused.value.code == "treated"
+    assert refused.value.template.startswith("{name}'s bleeding has had its first aid")
+    assert "Miriam" in str(refused.value)
+    assert state.body("ch1").bleed_rate == 2
+    # A second wound a minute later gets its own first aid; the first keeps its 2.
+    state, _ = advance(state, unit="minutes", amount=1)
+    state, _ = wound(state, area="right_arm", damage=3, bleed_rate=2, limb_state="broken")
+    state, (again,) = run(state, aid)
+    assert (again.applied, again.treated) == ((("w2", 2),), ("w2",))
+    assert [w.bleeding for w in state.body("ch1").wounds] == [2, 0]
+    wounds = ENGINE.view(state, GM_VIEW)["bodies"][0]["wounds"]
+    assert [(w["first_aid"], w["first_aid_until"]) for w in wounds] == [(True, None)] * 2
+
+
+def test_first_aid_that_runs_out_still_treats_every_open_wound_p13():
+    """One first aid is the helper's work on the patient: spread oldest first, it is given
+    to every wound still bleeding, also one it had nothing left for."""
+    state = chronicle()
+    state, _ = wound(state, area="left_leg", damage=3, bleed_rate=2)
+    state, _ = wound(state, area="right_leg", damage=3, bleed_rate=2)
+    state, (given,) = run(state, {"type": "first_aid", "id": "ch1", "levels": [1]})
+    assert (given.applied, given.treated) == ((("w1", 1),), ("w1", "w2"))
+    with pytest.raises(RulesError, match="first aid is given once"):
+        run(state, {"type": "first_aid", "id": "ch1", "levels": [3]})
+
+
+def test_players_see_of_an_npc_body_its_name_and_state_only():
+    """The GM's bodies that are no character: players see name, alive and conscious;
+    the log lines tell them a death or a fall into unconsciousness, nothing else."""
+    state = chronicle()  # Miriam has no character id here: the GM's
+    state, (added,) = run(
+        state, {"type": "add_body", "id": "ch2", "name": "Albert", "character_id": 7}
+    )
+    state, wounded = wound(
+        state,
+        area="torso",
+        damage=4,
+        bleed_rate=3,
+        organ_trauma=3,
+        survival=[[3, 3, 4, 4], 6, 3, True],
+    )
+    players = ENGINE.view(state, PLAYER_VIEW)
+    npc, albert = players["bodies"]
+    assert npc == {
+        "id": "ch1",
+        "name": "Miriam",
+        "character_id": None,
+        "hidden": True,
+        "alive": True,
+        "conscious": False,
+    }
+    assert albert["hidden"] is False
+    assert "wounds" in albert
+    assert "wounds" in ENGINE.view(state, GM_VIEW)["bodies"][0]
+    # The lines: the wound is the GM's, its effect on consciousness everyone's.
+    assert ENGINE.describe(state, wounded, PLAYER_VIEW) == [
+        {"kind": "NpcState", "who": "Miriam", "at": "2026-01-09T22:00", "state": "unconscious"}
+    ]
+    assert ENGINE.describe(state, wounded, GM_VIEW)[0]["kind"] == "WoundAdded"
+    state, ticked = advance(state, 3, 3, 3, 3, unit="minutes", amount=5)
+    assert [line["kind"] for line in ENGINE.describe(state, ticked, PLAYER_VIEW)] == ["ClockMoved"]
+    assert "BleedTick" in [line["kind"] for line in ENGINE.describe(state, ticked, GM_VIEW)]
+    state, woke = run(state, {"type": "wake", "id": "ch1"})
+    assert ENGINE.describe(state, woke, PLAYER_VIEW)[0]["state"] == "conscious"
 
 
 @pytest.mark.parametrize(
@@ -456,6 +683,8 @@ COMMANDS = st.fixed_dictionaries(
             "develops",
             "disorder",
             "recovery",
+            "shock_tolerance",
+            "unconscious",
         )
     },
 )

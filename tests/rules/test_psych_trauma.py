@@ -9,8 +9,10 @@ from datetime import datetime, timedelta
 
 import pytest
 
+from rules.aoristos.aftermath import ENGINE
 from rules.aoristos.aftermath import events as E
 from rules.aoristos.aftermath import figures as F
+from rules.engine import Viewer
 from rules.errors import RulesError
 from tests.rules.test_aftermath import advance, chronicle, of, run
 
@@ -208,6 +210,27 @@ def test_recovery_at_best_vil_a_month_in_ordinary_life_1_a_half_year_p15():
     none, _ = run(state, {"type": "set_circumstances", "ids": ["ch1"], "recovery": "no_recovery"})
     none, events = advance(none, amount=52, unit="weeks")
     assert none.body("ch1").psych_trauma == 10
+
+
+def test_recovery_at_best_with_vil_0_takes_nothing_p15():
+    """p. 15: "I bästa fall tappar man sin Viljestyrka i poäng varje månad": up to VIL a
+    month, so nothing at VIL 0 (not 1). A year of it is finite and quiet: no recovery
+    events, no next recovery shown; ordinary life still takes 1 a half year."""
+    assert F.recovered("best", 0) == 0
+    assert F.recovered("best", 4) == 4
+    assert F.recovered("ordinary", 0) == 1
+    state = ENGINE.new_state({"start": "2026-01-09T22:00"})
+    state, _ = run(state, {"type": "add_body", "id": "ch1", "name": "Tom", "willpower": 0})
+    state, _ = gain(state, amount=5)
+    state, _ = run(state, {"type": "set_circumstances", "ids": ["ch1"], "recovery": "best"})
+    assert ENGINE.view(state, Viewer(is_gm=True))["bodies"][0]["next_recovery"] is None
+    state, events = advance(state, amount=52, unit="weeks")
+    assert of(events, E.PsychRecovered) == []
+    assert len(events) == 1  # the clock's move only
+    assert state.body("ch1").psych_trauma == 5
+    state, _ = run(state, {"type": "set_circumstances", "ids": ["ch1"], "recovery": "ordinary"})
+    state, events = advance(state, amount=27, unit="weeks")
+    assert [e.removed for e in of(events, E.PsychRecovered)] == [1]
 
 
 @pytest.mark.parametrize(

@@ -30,12 +30,15 @@ class AddBody:
     name: str
     character_id: int | None = None
     willpower: int = 1
+    shock_tolerance: int | None = None  # Chocktolerans; None: VIL + 3
 
 
 @dataclass(frozen=True)
 class AddWound:
     """A wound dealt `ago` before the body's clock (a fight's wounds: their rounds), with
-    what it did at once: its bleed rate, the organtrauma it added and the limb's state."""
+    what it did at once: its bleed rate, the organtrauma it added and the limb's state.
+    `unconscious`: the fight's word on the body after its wounds (None: the chronicle
+    tests bleed rate + nervchock against Chocktolerans itself, p. 13)."""
 
     id: str
     area: str | None
@@ -47,6 +50,7 @@ class AddWound:
     origin: str = ""
     ago: timedelta = timedelta(0)
     survival: tuple | None = None  # rolled already (a fight's), else rolled here
+    unconscious: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -244,6 +248,7 @@ def parse_command(data: Any):
             name=_text(data, "name"),
             character_id=_int(data, "character_id", None, 1, 2**62),
             willpower=_int(data, "willpower", 1, 0, 30),
+            shock_tolerance=_int(data, "shock_tolerance", None, 0, 99),
         )
     if kind == "add_wound":
         area = data.get("area")
@@ -266,6 +271,9 @@ def parse_command(data: Any):
             origin=_text(data, "origin", "", longest=40) if data.get("origin") else "",
             ago=timedelta(seconds=_int(data, "ago_seconds", 0, 0, 3600)),
             survival=_survival(data.get("survival")),
+            unconscious=None
+            if data.get("unconscious") in (None, "")
+            else _flag(data, "unconscious"),
         )
     if kind == "set_circumstances":
         return SetCircumstances(

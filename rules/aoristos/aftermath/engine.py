@@ -15,9 +15,12 @@ from rules.aoristos.aftermath import commands as C
 from rules.aoristos.aftermath import events as E
 from rules.aoristos.aftermath import figures as F
 from rules.aoristos.aftermath.state import Body, Chronicle, Disorder, Wound
+from rules.aoristos.combat import figures as combat_figures
 from rules.aoristos.dice import Purpose, roll
 from rules.aoristos.success import test_hand
+from rules.combat_kit import refuse
 from rules.errors import RulesError
+from rules.errors import gettext_noop as _
 
 WORSE = {"ok": 0, "broken": 1, "destroyed": 2}
 LAST_YEAR = 9000  # far from datetime's end, so a month or a week after never overflows
@@ -39,6 +42,13 @@ def _living(state: Chronicle, body_id: str) -> Body:
     return body
 
 
+def hit_shock(body: Body, wound: Wound) -> tuple[int, int, int]:
+    """At a hit (p. 13): the bleed rate (what still bleeds, the new wound's with it) and the
+    nervchock (what is in effect, plus the wound's damage) against Chocktolerans. Between
+    fights the immediate nervchock counts at the hit only (docs: Chronicle readings)."""
+    return (body.bleed_rate + wound.bleeding, body.nerve_shock + wound.damage, body.tolerance)
+
+
 def survival(organ_trauma: int, rng) -> E.Survival:
     """The 2B2T roll when organtrauma rose (p. 14): under the total is death."""
     rolled = roll(F.SURVIVAL_HAND, rng, Purpose.TEST)
@@ -58,6 +68,7 @@ def decide(state: Chronicle, command, rng) -> tuple:
             clock=state.clock,
             character_id=command.character_id,
             willpower=command.willpower,
+            shock_tolerance=command.shock_tolerance,
             rest_since=state.clock,
             recovery_from=state.clock,
         )
@@ -80,7 +91,14 @@ def decide(state: Chronicle, command, rng) -> tuple:
         rolled = command.survival
         if command.organ_trauma and rolled is None:
             rolled = survival(body.organ_trauma + command.organ_trauma, rng)
-        return (E.WoundAdded(body.id, wound, command.organ_trauma, rolled),)
+        alive = rolled is None or rolled[3]
+        shock, knocked_out = None, False
+        if command.unconscious is not None:  # a fight's wound: the fight tested at the hit
+            knocked_out = alive and command.unconscious and body.conscious
+        elif command.damage > 0 and body.conscious:
+            shock = hit_shock(body, wound)
+            knocked_out = alive and combat_figures.unconscious(*shock)
+        return (E.WoundAdded(body.id, wound, command.organ_trauma, rolled, shock, knocked_out),)
     if isinstance(command, C.SetCircumstances):
         ids = command.ids or tuple(b.id for b in state.bodies if b.alive)
         out = []
@@ -108,7 +126,17 @@ def decide(state: Chronicle, command, rng) -> tuple:
     if isinstance(command, C.FirstAid):
         body = _living(state, command.id)
         reduction = F.aid_reduction(command.levels, command.equipment, command.judged)
-        open_wounds = [w for w in body.wounds if w.bleeding and body.clock < w.dealt + F.CONVERSION]
+        recent = [w for w in body.wounds if not w.converted and body.clock < w.dealt + F.CONVERSION]
+        open_wounds = [w for w in recent if w.bleeding and not w.first_aid]
+        if not open_wounds and any(w.first_aid for w in recent):
+            refuse(
+                _(
+                    "{name}'s bleeding has had its first aid: first aid is given once to a "
+                    "wound, two helpers together count as one (p. 13)"
+                ),
+                "treated",
+                name=body.name,
+            )
         if not open_wounds:
             raise RulesError(
                 f"{body.name} has no bleeding wound under 5 minutes old: first aid must "
@@ -130,6 +158,7 @@ def decide(state: Chronicle, command, rng) -> tuple:
                 command.judged,
                 reduction,
                 tuple(applied),
+                tuple(w.id for w in open_wounds),
             ),
         )
     if isinstance(command, C.Transfusion):
@@ -303,8 +332,11 @@ def due_items(state: Chronicle, body: Body):
 
 
 def next_recovery(body: Body):
-    """When psyktrauma next fades (p. 15), or None."""
+    """When psyktrauma next fades (p. 15), or None: also when a period would take nothing
+    (at best with VIL 0)."""
     if body.recovery == "no_recovery" or body.ventable <= 0 or body.recovery_from is None:
+        return None
+    if F.recovered(body.recovery, body.willpower) <= 0:
         return None
     return body.recovery_from + F.RECOVERY_EVERY[body.recovery]
 
@@ -399,6 +431,12 @@ def evolve(state: Chronicle, event) -> Chronicle:
             body = traumatised(
                 body, body.organ_trauma + event.organ_trauma, event.survival, wound.dealt
             )
+        if body.alive and (wound.damage > 0 or wound.lasting_limb_shock):
+            body = shaken(body, body.clock)
+        if body.alive and event.knocked_out:
+            body = body.with_(
+                conscious=False, next_awake_test=None, rest_since=body.rest_since or body.clock
+            )
         return state.with_body(body)
     if isinstance(event, E.CircumstancesSet):
         resting = event.activity != "active"
@@ -415,8 +453,10 @@ def evolve(state: Chronicle, event) -> Chronicle:
         return state.with_body(body)
     if isinstance(event, E.FirstAidGiven):
         parts = dict(event.applied)
+        treated = {*event.treated, *parts}
         wounds = tuple(
-            w.with_(aid=w.aid + parts[w.id]) if w.id in parts else w for w in body.wounds
+            w.with_(aid=w.aid + parts.get(w.id, 0), first_aid=True) if w.id in treated else w
+            for w in body.wounds
         )
         return state.with_body(body.with_(wounds=wounds))
     if isinstance(event, E.Transfused):
@@ -479,18 +519,31 @@ def evolve(state: Chronicle, event) -> Chronicle:
         return state.with_body(body.with_(psych_trauma=event.psych_trauma, recovery_from=event.at))
     if isinstance(event, E.Woke):
         body = body.with_(conscious=True)
+        if body.activity == "active":  # back to what it was doing: no rest, shock back
+            body = body.with_(rest_since=None, rested=False)
         return state.with_body(schedule(body, event.at))
     raise RulesError(f"not a chronicle event: {type(event).__name__}")
 
 
 def traumatised(body: Body, organ_trauma: int, rolled, at, tested: bool = False) -> Body:
-    """The body with its organtrauma at `organ_trauma` (after a survival roll, if any)."""
+    """The body with its organtrauma at `organ_trauma` (after a survival roll, if any). A
+    rise to 3+ is fresh shock: the lasting degree is in effect until rested (p. 14)."""
+    rose = organ_trauma > body.organ_trauma and organ_trauma >= F.LASTING_SHOCK
     body = body.with_(organ_trauma=max(0, organ_trauma))
     if rolled is not None and not rolled[3]:
         return body.with_(
             alive=False, conscious=False, died_at=at, next_healing=None, next_awake_test=None
         )
+    if rose:
+        body = shaken(body, at)
     return schedule(body, at, tested)
+
+
+def shaken(body: Body, at) -> Body:
+    """Fresh shock (a wound, a broken limb, organtrauma rising to 3+): the lasting
+    nervchock is in effect "tills personen fått vila ut" (p. 14), the rest counted from
+    `at` for a resting body (an active one starts counting when it rests)."""
+    return body.with_(rested=False, rest_since=at if body.rest_since is not None else None)
 
 
 def schedule(body: Body, at, tested: bool = False) -> Body:

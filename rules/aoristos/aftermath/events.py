@@ -24,6 +24,10 @@ class WoundAdded:
     wound: Wound
     organ_trauma: int = 0  # what the wound added at once (a hit on no limb, p. 14)
     survival: Survival | None = None
+    # p. 13, at the hit: (bleed rate, nervchock, Chocktolerans) compared; None when not
+    # tested here (no damage, or a fight's wound, whose fight tested it at the hit).
+    shock: tuple[int, int, int] | None = None
+    knocked_out: bool = False  # the sum reached Chocktolerans (or the fight left it out)
 
 
 @dataclass(frozen=True)
@@ -42,7 +46,8 @@ class CircumstancesSet:
 class FirstAidGiven:
     """Livräddning before the bleeding turned into blood loss (p. 13-14): `reduction`
     from the helpers' levels and the equipment, spread over the body's wounds that
-    still bleed, oldest first (`applied`: wound id -> the part it took)."""
+    still bleed, oldest first (`applied`: wound id -> the part it took). `treated`: the
+    wounds it was given to, each once (those the reduction ran out before too)."""
 
     id: str
     at: datetime
@@ -51,6 +56,7 @@ class FirstAidGiven:
     judged: int
     reduction: int
     applied: tuple[tuple[str, int], ...]
+    treated: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -51,8 +51,9 @@ def next_morning(after: datetime, hour: int = MORNING_HOUR) -> datetime:
 
 
 def recovered(recovery: str, willpower: int) -> int:
-    """What one recovery period takes away (p. 15): VIL at best, else 1."""
-    return max(1, willpower) if recovery == "best" else 1
+    """What one recovery period takes away (p. 15): "upp till" VIL a month at best (VIL 0:
+    nothing), else 1 a half year."""
+    return max(0, willpower) if recovery == "best" else 1
 
 
 # p. 14, "Effekter av utrustning vid stoppande av blödning".

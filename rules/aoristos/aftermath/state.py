@@ -30,6 +30,7 @@ class Wound:
     source: str = ""  # what dealt it ("Bakgården", "fall")
     origin: str = ""  # the fight's record it came from ("e3v12.1"): carried over once
     aid: int = 0
+    first_aid: bool = False  # it has had its one first aid (p. 13), whatever it took off
     converted: bool = False
     blood_loss: int = 0
     last_tick: datetime | None = None
@@ -89,8 +90,9 @@ class Body:
     id: str  # "ch<character id>"
     name: str
     clock: datetime
-    character_id: int | None = None
+    character_id: int | None = None  # None: the GM's, not a character (players see less)
     willpower: int = 1
+    shock_tolerance: int | None = None  # Chocktolerans; None: VIL + 3 (p. 2)
     wounds: tuple[Wound, ...] = ()
     organ_trauma: int = 0
     limbs: tuple[tuple[str, str], ...] = tuple((limb, "ok") for limb in LIMBS)
@@ -100,7 +102,9 @@ class Body:
     environment: str = "outdoors"
     rest: str = "thorough"
     care: str = "stone_age"
-    rested: bool = True  # the lasting nervchock is away until activity brings it back
+    # The lasting nervchock is away until activity brings it back. A fresh cause (a
+    # wound, a rise of organtrauma to 3+) puts it in effect until rested out (p. 14).
+    rested: bool = True
     rest_since: datetime | None = None  # resting since (None: active)
     next_healing: datetime | None = None  # the next healing test
     hourly: bool = False  # that test is an unstable one's (p. 14)
@@ -115,6 +119,18 @@ class Body:
     recovery_from: datetime | None = None  # the current recovery period started then
     broken: bool = False  # failed the psychosis test: out of play for good (p. 15)
     broken_at: datetime | None = None
+
+    @property
+    def npc(self) -> bool:
+        """The GM's body, not a character's: players see its name and state only."""
+        return self.character_id is None
+
+    @property
+    def tolerance(self) -> int:
+        """Chocktolerans (p. 2: VIL + 3 unless the character's sheet says otherwise)."""
+        if self.shock_tolerance is not None:
+            return self.shock_tolerance
+        return self.willpower + 3
 
     @property
     def in_play(self) -> bool:

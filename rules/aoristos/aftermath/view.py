@@ -1,7 +1,10 @@
 """What pages and the API show of a chronicle: plain data, and log lines per record.
 
-Everyone at the table sees the bodies (the sheet shows them to every member); the log
-lines name what happened, with its figures, for the template `_line.html` to word.
+Everyone at the table sees the characters' bodies (the sheet shows them to every member).
+A body of the GM's that is no character (no character_id) shows players its name and
+whether it is alive and conscious only: no wounds, no numbers, in the state and in the log
+lines alike. The log lines name what happened, with its figures, for the template
+`_line.html` to word.
 """
 
 from rules.aoristos.aftermath import events as E
@@ -30,8 +33,9 @@ def wound_view(wound: Wound, body: Body) -> dict:
         "lasting_shock": wound.lasting_limb_shock,
         "next_tick": _time(wound.next_tick()),
         "source": wound.source,
+        "first_aid": wound.first_aid,
         "first_aid_until": _time(wound.dealt + F.CONVERSION)
-        if wound.bleeding and body.clock < wound.dealt + F.CONVERSION
+        if wound.bleeding and not wound.first_aid and body.clock < wound.dealt + F.CONVERSION
         else None,
     }
 
@@ -53,11 +57,26 @@ def disorder_view(disorder: Disorder, body: Body) -> dict:
     }
 
 
+def hidden_body_view(body: Body) -> dict:
+    """An NPC body as players see it: its name and state, nothing else."""
+    return {
+        "id": body.id,
+        "name": body.name,
+        "character_id": None,
+        "hidden": True,
+        "alive": body.alive,
+        "conscious": body.conscious,
+    }
+
+
 def body_view(body: Body) -> dict:
     return {
         "id": body.id,
         "name": body.name,
         "character_id": body.character_id,
+        "hidden": False,
+        "willpower": body.willpower,
+        "shock_tolerance": body.tolerance,
         "clock": _time(body.clock),
         "alive": body.alive,
         "conscious": body.conscious,
@@ -114,8 +133,15 @@ def view(state: Chronicle, viewer: Viewer) -> dict:
         "clock": _time(state.clock),
         "weekday": state.clock.isoweekday(),
         "rest_hours": state.rest_hours,
-        "bodies": [body_view(b) for b in state.bodies],
+        "bodies": [
+            body_view(b) if _is_gm(viewer) or not b.npc else hidden_body_view(b)
+            for b in state.bodies
+        ],
     }
+
+
+def _is_gm(viewer: Viewer | None) -> bool:
+    return viewer is not None and viewer.is_gm
 
 
 # A week of an unstable body is 168 hourly tests: the log shows the first few of each kind
@@ -127,15 +153,23 @@ SUMMED = (E.HealingTest, E.AwakeTest, E.BleedTick)
 def describe(state: Chronicle, events, viewer: Viewer) -> list[dict]:
     """One line per event worth a line, with its figures (the template words it)."""
     names = {b.id: b.name for b in state.bodies}
+    hidden = set() if _is_gm(viewer) else {b.id for b in state.bodies if b.npc}
     lines = []
     seen: dict[tuple, int] = {}
     rest: dict[tuple, dict] = {}
     for event in events:
         if isinstance(event, E.BodyAdded):
             names[event.body.id] = event.body.name
+            if not _is_gm(viewer) and event.body.npc:
+                hidden.add(event.body.id)
             lines.append({"kind": "BodyAdded", "who": event.body.name})
             continue
         who = names.get(getattr(event, "id", None), "")
+        if getattr(event, "id", None) in hidden:
+            shown = npc_line(event, who)
+            if shown is not None:
+                lines.append(shown)
+            continue
         if isinstance(event, SUMMED):
             key = (event.id, type(event).__name__)
             seen[key] = seen.get(key, 0) + 1
@@ -176,6 +210,8 @@ def describe(state: Chronicle, events, viewer: Viewer) -> list[dict]:
                 organ_trauma=event.organ_trauma,
                 survival=_survival(event.survival),
                 source=w.source,
+                shock=list(event.shock) if event.shock else None,
+                knocked_out=event.knocked_out,
             )
         elif isinstance(event, E.CircumstancesSet):
             line.update(
@@ -265,6 +301,27 @@ def describe(state: Chronicle, events, viewer: Viewer) -> list[dict]:
             rest = {}
         lines.append(line)
     return [*lines, *rest.values()]
+
+
+def npc_line(event, who: str) -> dict | None:
+    """What players learn of an event of an NPC body: that it died, fell unconscious or
+    came to; nothing of the rest (its wounds, its numbers, its care)."""
+    at = getattr(event, "at", None)
+    died = getattr(event, "survival", None) is not None and not event.survival[3]
+    if isinstance(event, E.WoundAdded):
+        at = event.wound.dealt
+        state = "dead" if died else "unconscious" if event.knocked_out else None
+    elif isinstance(event, (E.BleedTick, E.HealingTest)):
+        state = "dead" if died else None
+    elif isinstance(event, E.AwakeTest):
+        state = None if event.test[3] else "unconscious"
+    elif isinstance(event, E.Woke):
+        state = "conscious"
+    else:
+        state = None
+    if state is None:
+        return None
+    return {"kind": "NpcState", "who": who, "at": _time(at), "state": state}
 
 
 def _test(test) -> dict | None:
