@@ -13,6 +13,7 @@ from campaigns import services
 from campaigns.access import get_bring_request, get_campaign, get_own_character
 from campaigns.forms import BringAnswerForm, CampaignForm, JoinCodeForm
 from campaigns.models import BringRequest, Campaign, JournalEntry, Membership
+from combat import running
 from core import throttle
 from core.network import shareable_url
 from core.params import ParamError, saved_text, strict_id
@@ -110,6 +111,8 @@ def detail_context(request, campaign, membership, *, answer_forms=None) -> dict:
         ),
         "house_rules": house_rule_rows(campaign),
         "my_requests": my_requests(request, campaign),
+        # The fights that are on, one tap away (issue 26).
+        "running": running.running(campaign.pk, membership),
     }
     if is_gm:
         context["invite_url"] = invite_url(request, campaign)

@@ -10,6 +10,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.text import slugify
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
@@ -17,6 +18,7 @@ from django.views.decorators.http import require_POST
 from campaigns.access import get_campaign
 from combat.models import CatalogueItem
 from combat.services import catalogue
+from combat.templatetags.aoristos_combat import term
 from rules.engine import engine_for
 from rules.errors import RulesError
 
@@ -24,10 +26,21 @@ SKILLS = ("brawling", "melee_weapons", "firearms", "bow", "sling", "throwing", "
 AREAS = ("head", "torso", "right_arm", "left_arm", "right_leg", "left_leg")
 
 
+# An entry is changed by saving one with its name: the key, the code's name for it, is
+# made from the name (issue 26: the page showed keys like "assault_carbine").
+KEY_HELP = gettext_lazy("Leave empty: made from the name; an entry with the same name is "
+                        "changed.")
+
+
+def skill_choices():
+    return [(s, term(s)) for s in SKILLS]
+
+
 class WeaponForm(forms.Form):
-    key = forms.SlugField(label=gettext_lazy("Key"), max_length=40)
+    key = forms.SlugField(label=gettext_lazy("Key"), max_length=40, required=False,
+                          help_text=KEY_HELP)
     name = forms.CharField(label=gettext_lazy("Name"), max_length=100)
-    skill = forms.ChoiceField(label=gettext_lazy("Skill"), choices=[(s, s) for s in SKILLS])
+    skill = forms.ChoiceField(label=gettext_lazy("Skill"), choices=skill_choices)
     real = forms.BooleanField(label=gettext_lazy("Real weapon (p. 8)"), required=False,
                               initial=True)
     strength = forms.IntegerField(label=gettext_lazy("Strength"), initial=0, min_value=-99,
@@ -76,7 +89,8 @@ class WeaponForm(forms.Form):
 
 
 class ArmourForm(forms.Form):
-    key = forms.SlugField(label=gettext_lazy("Key"), max_length=40)
+    key = forms.SlugField(label=gettext_lazy("Key"), max_length=40, required=False,
+                          help_text=KEY_HELP)
     name = forms.CharField(label=gettext_lazy("Name"), max_length=100)
     shield = forms.BooleanField(label=gettext_lazy("Shield (p. 8)"), required=False)
     bulk = forms.DecimalField(label="FP", initial=0, min_value=0, max_value=999,
@@ -118,7 +132,8 @@ class SpecForm(forms.Form):
                 continue
             common = {"label": label, "initial": field.get("initial")}
             if kind == "slug":
-                made = forms.SlugField(max_length=40, **common)
+                made = forms.SlugField(max_length=40, required=False, help_text=KEY_HELP,
+                                       **common)
             elif kind == "text":
                 made = forms.CharField(max_length=100, **common)
             elif kind == "int":
@@ -149,6 +164,23 @@ def forms_for(engine) -> dict:
     if spec is None:
         return FORMS
     return {kind: functools.partial(SpecForm, spec=fields) for kind, fields in spec().items()}
+
+
+def key_for(name: str, entries: dict) -> str:
+    """The key of a new entry named `name`: the key of the entry of that name (the GM
+    changes it), else one made from the name that no other entry has."""
+    for key, item in entries.items():
+        if item.name.casefold() == name.strip().casefold():
+            return key
+    # snake_case, as the engines want their keys: "Kortkarbin Ö" -> "kortkarbin_o".
+    base = slugify(name).replace("-", "_")[:36].strip("_")
+    if not base[:1].isalpha():
+        base = f"item_{base}".rstrip("_")
+    key, n = base, 1
+    while key in entries:
+        n += 1
+        key = f"{base}_{n}"
+    return key
 
 
 def rows(items: dict, own: dict[tuple[str, str], int], spec=None) -> dict[str, list]:
@@ -199,6 +231,8 @@ def catalogue_page(request, pk: int):
         forms_[kind] = form
         if form.is_valid():
             data = form.item()
+            if not data.get("key"):
+                data["key"] = key_for(data["name"], catalogue(campaign.pk, engine).get(kind, {}))
             try:
                 engine.item_from_dict(kind, data)
             except RulesError as error:

@@ -1,5 +1,6 @@
 from django import forms
-from django.utils.translation import gettext
+from django.utils.formats import localize
+from django.utils.translation import gettext, pgettext
 from django.utils.translation import gettext_lazy as _
 
 # The house rules' labels, by key: the rule system lists its house rules (key, kind,
@@ -20,6 +21,30 @@ HOUSE_RULE_HELP = {
 }
 
 
+def default_words(rule: dict) -> str:
+    """A house rule's default in plain words, as the field shows it: on or off, the
+    choice's name, or the number (issue 26: "standard False", "standard shock_value")."""
+    default = rule["default"]
+    if rule["kind"] == "bool":
+        return (
+            pgettext("a house rule that is", "on")
+            if default
+            else pgettext("a house rule that is", "off")
+        )
+    if rule["kind"] == "choice":
+        names = dict(rule["choices"])
+        return gettext(names[default]) if default in names else str(default)
+    return str(localize(default))
+
+
+def where_words(text: str) -> str:
+    """Where in the rule text a house rule stands in for: the excerpts' "lines 830-835" in
+    the page's language; a page ("s. 7") or a section's name as the text writes it."""
+    if text.startswith("lines "):
+        return gettext("lines %(numbers)s") % {"numbers": text.removeprefix("lines ")}
+    return text
+
+
 class EncounterForm(forms.Form):
     """A new encounter: its name and the engine's house rules, each marked a house rule
     with its default. `campaign` gives the starting values of rules the campaign has too
@@ -36,7 +61,7 @@ class EncounterForm(forms.Form):
             label = HOUSE_RULE_LABELS.get(key) or gettext(rule.get("label", key))
             help_text = HOUSE_RULE_HELP.get(key) or gettext(
                 "House rule; default %(default)s (%(text)s)."
-            ) % {"default": rule["default"], "text": rule.get("rule", "")} + (
+            ) % {"default": default_words(rule), "text": where_words(rule.get("rule", ""))} + (
                 " " + gettext(rule["help"]) if rule.get("help") else ""
             )
             initial = campaign_values.get(key, rule["default"])

@@ -27,7 +27,10 @@ from datetime import timedelta
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Exists, OuterRef, Q, TextField
 from django.db.models.functions import Cast
+from django.template.loader import render_to_string
 from django.utils import timezone
+from django.utils.html import strip_tags
+from django.utils.text import Truncator
 
 from combat.models import CatalogueItem, CombatRecord, Encounter
 from rules.engine import REDO, UNDO, Record, Replay, Viewer, decode, encode, engine_for, replay
@@ -256,8 +259,7 @@ def command_run(
         if not membership.is_gm:
             raise NotYours
         record, after, events = undo_or_redo(encounter, engine, before, data, new_version)
-        lines = [{"kind": kind.title(), "to": record.undo_to}]
-        public = lines
+        lines, public = undo_lines(record, before, after)
         stored_events = []
     else:
         command = engine.parse_command(
@@ -366,6 +368,68 @@ def undo_or_redo(encounter, engine, before: Replay, data: dict, new_version: int
     return record, after, ()
 
 
+def undo_lines(record: Record, before: Replay, after: Replay) -> tuple[list[dict], list[dict]]:
+    """An undo's or a redo's log line, the GM's and the players': the versions it takes
+    back (``undone``) or brings back (``redone``), which the pages grey or show again
+    (`combat/_line.html`). Only the GM's line names the version gone back to."""
+    if record.undo_to is not None:
+        undone = [v for v in before.applied if v not in after.applied]
+        public = {"kind": "Undo", "undone": undone}
+        return [{**public, "to": record.undo_to}], [public]
+    line = {"kind": "Redo", "redone": [v for v in after.applied if v not in before.applied]}
+    return [line], [line]
+
+
+def undone_versions(rows) -> dict[int, frozenset[int]]:
+    """The versions of commands each encounter of `rows` (combat records with their
+    encounter) holds undone at its stored version: records that are neither undos nor
+    redos and that the fold leaves out. An unreadable log undoes nothing."""
+    applied: dict[int, frozenset[int] | None] = {}
+    found: dict[int, set[int]] = {}
+    for row in rows:
+        if row.encounter_id not in applied:
+            try:
+                applied[row.encounter_id] = frozenset(folded(row.encounter).applied)
+            except RulesError:
+                applied[row.encounter_id] = None
+        kept = applied[row.encounter_id]
+        if kept is not None and row.command not in (UNDO, REDO) and row.version not in kept:
+            found.setdefault(row.encounter_id, set()).add(row.version)
+    return {pk: frozenset(versions) for pk, versions in found.items()}
+
+
+MOVE_NAME_LENGTH = 70  # characters of a move's log line in the undo menu
+
+
+def move_names(encounter: Encounter, engine, versions) -> dict[int, dict]:
+    """Each record of `versions` named for the GM's undo menu: its log lines as plain
+    text (the GM's, shortened) and who made it, by version. One query."""
+    rows = CombatRecord.objects.filter(encounter_id=encounter.pk, version__in=list(versions))
+    template = f"{engine.template}/_line.html"
+    names = {}
+    for version, lines, actor in rows.values_list("version", "lines", "actor_name"):
+        text = " ".join(strip_tags(render_to_string(template, {"lines": lines})).split())
+        names[version] = {"version": version, "actor": actor,
+                          "text": Truncator(text).chars(MOVE_NAME_LENGTH)}
+    return names
+
+
+def undo_menu(encounter: Encounter, engine, result: Replay, size: int) -> dict:
+    """The GM's undo and redo forms: each of the latest `size` moves still applied, newest
+    first, named by its log line and its maker, with the version to go back to to undo it
+    and all after it (``to``); and the move a redo brings back."""
+    shown = result.applied[-size:]
+    offset = len(result.applied) - len(shown)
+    redo = result.redoable[-1].version if result.redoable else None
+    names = move_names(encounter, engine, [*shown, *([redo] if redo else [])])
+    choices = []
+    for position, version in enumerate(shown, start=offset):
+        to = result.applied[position - 1] if position else 0
+        named = names.get(version, {"version": version, "actor": "", "text": ""})
+        choices.append({**named, "to": to})
+    return {"undo_choices": choices[::-1], "redo_move": names.get(redo)}
+
+
 def check_actor(encounter, engine, before: Replay, command, membership) -> None:
     """The GM commands everything; a player only the combatants they control. When a
     prompt has waited PROMPT_TIMEOUT for its answer, the player of the combatant the
@@ -405,13 +469,19 @@ def record_payload(record: CombatRecord, engine) -> dict:
 
 
 def records_payloads(rows, engines: dict | None = None) -> list[dict]:
+    """Records as the log shows them now: a move undone since (and not redone) is marked
+    ``undone`` (its line greyed)."""
     engines = engines if engines is not None else {}
+    undone = undone_versions(rows)
     out = []
     for row in rows:
         key = (row.encounter.system, row.encounter.kind)
         if key not in engines:
             engines[key] = engine_for(*key)
-        out.append(record_payload(row, engines[key]))
+        message = record_payload(row, engines[key])
+        if row.version in undone.get(row.encounter_id, ()):
+            message["undone"] = True
+        out.append(message)
     return out
 
 

@@ -172,9 +172,9 @@ def page_context(request, encounter, membership, result=None, **extra) -> dict:
         "state_template": f"{engine.template}/_state.html",
         "can_undo": result.can_undo,
         "can_redo": result.can_redo,
-        # The undo menu offers the latest versions (the API goes back to any).
-        "applied": list(result.applied[-UNDO_CHOICES:]),
-        "undo_to_start": len(result.applied) <= UNDO_CHOICES,
+        # The GM's undo menu names the latest moves (the API goes back to any version).
+        **(services.undo_menu(encounter, engine, result, UNDO_CHOICES)
+           if membership.is_gm else {}),
         # The panel's dozens of forms post without JavaScript too: each opens with the same
         # attributes and hidden fields, built once per page here, not once per form.
         "command_form": form_attributes(command_url),

@@ -9,6 +9,7 @@ urlpatterns = [
     path("campaigns/<id:pk>/table/odds/", views.odds, name="odds"),
     path("campaigns/<id:pk>/table/situation/", views.situation_end, name="situation_end"),
     path("campaigns/<id:pk>/table/history/", views.history, name="history"),
+    path("campaigns/<id:pk>/table/prompts/", views.prompts, name="prompts"),
     # Rolling from a character's sheet at its campaign's table, and its favourite tests.
     path("characters/<id:pk>/roll/", sheet.sheet_roll, name="sheet_roll"),
     path("characters/<id:pk>/favourites/", sheet.favourite_save, name="favourite_save"),

@@ -8,10 +8,13 @@ from django.db import transaction
 from django.http import HttpResponse, HttpResponseBadRequest
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
+from django.utils import timezone
 from django.utils.translation import gettext
-from django.views.decorators.http import require_POST
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET, require_POST
 
 from campaigns.access import get_campaign, get_membership
+from combat import running
 from core.db import idempotency
 from core.params import strict_int
 from rules.aoristos import dice, success
@@ -81,6 +84,8 @@ def page_context(membership, form: RollForm, **extra) -> dict:
         "older": older,
         "last_seq": rolls[0]["seq"] if rolls else 0,
         "idempotency_key": idempotency.new_key(),
+        # The fights that are on, one tap away (issue 26).
+        "running": running.running(campaign.pk, membership),
     } | extra
 
 
@@ -255,6 +260,23 @@ def odds_answer(request, membership, data):
         chance = success.p_success(test["hand"], test["test_base"], test["threshold"])
         context["odds"] = test | {"hand": str(test["hand"]), "percent": float(chance) * 100}
     return render(request, "table/table.html#odds", context)
+
+
+@member_view
+@require_GET
+@never_cache
+def prompts(request, membership):
+    """The prompts that wait for this member's answer in the campaign's fights: the banner
+    every page of the campaign shows (static/js/prompt.js asks when a combat record
+    arrives on a page with the live log, else every few seconds while the page is seen).
+    A player learns only of their own prompts; the GM of the NPCs'."""
+    now = timezone.now()
+    items = [
+        {"prompt": prompt, "left": prompt.seconds_left(now)}
+        for prompt in running.waiting(membership.campaign.pk, membership)
+    ]
+    context = {"items": items, "is_gm": membership.is_gm}
+    return render(request, "table/_prompts.html", context)
 
 
 @login_required

@@ -1,12 +1,13 @@
 """Aoristos' own words on the combat pages: areas, postures, limb states and the parts of
-an ST or a strength. Game terms are Swedish in every language (characters/terms.py);
-the rest is translated."""
+an ST or a strength. A property's term is Swedish in every language (characters/terms.py);
+the state of a fight (areas, postures, limbs, bleed rate) is the game's Swedish word on a
+Swedish page and English on an English one (issue 26); the rest is translated."""
 
 from datetime import datetime
 
 from django import template
 from django.utils.formats import date_format
-from django.utils.translation import gettext
+from django.utils.translation import get_language, gettext
 from django.utils.translation import gettext_lazy as _
 
 from characters.terms import TERMS, short_label
@@ -29,7 +30,33 @@ GAME_TERMS = {
     "ok": "OK",
     "broken": "Bruten",
     "destroyed": "Förstörd",
+    # Wounds (p. 13)
+    "bleed_rate": "Blödningstakt",
 }
+# The same words on an English page: the words the English log lines use.
+ENGLISH_TERMS = {
+    "head": "Head",
+    "torso": "Torso",
+    "right_arm": "Right arm",
+    "left_arm": "Left arm",
+    "right_leg": "Right leg",
+    "left_leg": "Left leg",
+    "standing": "Standing",
+    "sitting": "Sitting",
+    "lying": "Lying",
+    "ok": "OK",
+    "broken": "Broken",
+    "destroyed": "Destroyed",
+    "bleed_rate": "Bleed rate",
+}
+
+
+def game_term(key: str) -> str:
+    """A game-state word (GAME_TERMS) in the page's language: Swedish on a Swedish page,
+    English otherwise."""
+    if (get_language() or "sv").startswith("sv"):
+        return GAME_TERMS[key]
+    return ENGLISH_TERMS.get(key, GAME_TERMS[key])
 
 WORDS = {
     "alertness_bonus": _("SIN bonus (round 1)"),
@@ -107,7 +134,7 @@ def term(key):
         return _("no area")
     key = str(key)
     if key in GAME_TERMS:
-        return GAME_TERMS[key]
+        return game_term(key)
     if key in TERMS:
         return short_label(key)
     return WORDS.get(key, key)
@@ -152,7 +179,7 @@ def localized(params: dict) -> dict:
     out = {}
     for key, value in params.items():
         if isinstance(value, str) and value in GAME_TERMS:
-            value = GAME_TERMS[value]
+            value = game_term(value)
         elif isinstance(value, list | tuple) and all(isinstance(v, str) for v in value):
             value = ", ".join(str(term(v)) for v in value)
         out[key] = value

@@ -43,6 +43,16 @@
     }).observe(log, { childList: true });
   }
 
+  // A line of this fight links to this page (the table's log links each fight line to its
+  // fight): here it stays where it is.
+  document.addEventListener("click", (event) => {
+    const link = event.target.closest("a.fight-link");
+    const state = panel();
+    if (link && state && link.closest(`li.combat-record[data-encounter="${state.dataset.encounter}"]`)) {
+      event.preventDefault();
+    }
+  });
+
   // The vigilance prompt: the attacker's chance for the properties ticked (at most three).
   document.addEventListener("change", (event) => {
     const form = event.target.closest(".vigilance-form");
@@ -95,3 +105,55 @@
   document.addEventListener("htmx:after:swap", startCountdowns);
   document.addEventListener("htmx:after:settle", startCountdowns);
 })();
+
+// An attack form keeps what was typed and chosen between actions (issue 26): the panel is
+// drawn anew after every command and every record from the stream, which emptied T10's
+// distance after each shot. The values are kept for this page, by the form's command and
+// its hidden fields (the attacker; Phobia's target and weapon), and put back into the new
+// panel where the field is still there and the choice still offered (a fallen target is
+// not); the attack preview then follows them.
+function keepAttackFields() {
+  const kept = new Map(); // form key -> Map(field name -> value)
+  const skipped = new Set(["csrfmiddlewaretoken", "version"]);
+
+  function keyOf(form) {
+    if (!form?.closest("#encounter-state")) return null;
+    const hidden = [...form.querySelectorAll("input[type=hidden]")].filter((f) => !skipped.has(f.name));
+    if (!hidden.some((f) => f.name === "type" && f.value === "attack")) return null;
+    return hidden.map((f) => `${f.name}=${f.value}`).join("&");
+  }
+  function keepsValue(field) {
+    if (field instanceof HTMLSelectElement) return !field.multiple;
+    return field instanceof HTMLInputElement && !["hidden", "checkbox", "radio", "submit", "button"].includes(field.type);
+  }
+
+  function remember(event) {
+    const field = event.target;
+    if (!field?.name || !keepsValue(field)) return;
+    const key = keyOf(field.form);
+    if (!key) return;
+    if (!kept.has(key)) kept.set(key, new Map());
+    kept.get(key).set(field.name, field.value);
+  }
+  document.addEventListener("input", remember);
+  document.addEventListener("change", remember);
+
+  function restore() {
+    for (const form of document.querySelectorAll("#encounter-state form")) {
+      const values = kept.get(keyOf(form));
+      if (!values) continue;
+      let last = null;
+      for (const [name, value] of values) {
+        const field = form.elements.namedItem(name);
+        if (!field || !keepsValue(field) || field.value === value) continue;
+        if (field instanceof HTMLSelectElement && ![...field.options].some((o) => o.value === value)) continue;
+        field.value = value;
+        last = field;
+      }
+      // As if typed: the preview (hx-trigger "change") asks again with these values.
+      if (last) last.dispatchEvent(new Event("change", { bubbles: true }));
+    }
+  }
+  document.addEventListener("htmx:after:swap", restore);
+}
+keepAttackFields();

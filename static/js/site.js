@@ -32,11 +32,18 @@ document.addEventListener("table-closed", (event) => {
 
 // The first connection refused (the server is full or restarting, 503 with Retry-After;
 // a network error): say so and try again, where htmx would give up.
+const liveRetries = new WeakMap(); // log -> { timer, failures } while its first connection waits
+function connectLive(log) {
+  clearTimeout(liveRetries.get(log)?.timer);
+  if (log.isConnected && !log._htmx?.sse) htmx.ajax("GET", log.getAttribute("hx-sse:connect"), { source: log });
+}
 function retryLiveConnection(log, seconds) {
   setLiveStatus("lost");
-  window.setTimeout(() => {
-    if (log.isConnected && !log._htmx?.sse) htmx.ajax("GET", log.getAttribute("hx-sse:connect"), { source: log });
-  }, seconds * 1000);
+  const retry = liveRetries.get(log) ?? { failures: 0 };
+  clearTimeout(retry.timer);
+  retry.failures += 1;
+  retry.timer = window.setTimeout(() => connectLive(log), seconds * 1000);
+  liveRetries.set(log, retry);
 }
 document.addEventListener("htmx:after:request", (event) => {
   const log = event.target;
@@ -49,8 +56,60 @@ document.addEventListener("htmx:after:request", (event) => {
 });
 document.addEventListener("htmx:error", (event) => {
   const log = event.target;
-  if (log.hasAttribute?.("hx-sse:connect") && !log._htmx?.sse) retryLiveConnection(log, 5);
+  if (!log.hasAttribute?.("hx-sse:connect") || log._htmx?.sse) return;
+  // A network error: the first retry soon (1 s), then 2 s, then every 4 s.
+  const failures = liveRetries.get(log)?.failures ?? 0;
+  retryLiveConnection(log, Math.min(2 ** failures, 4));
 });
+
+// Back at once (issue 26): htmx retries a broken stream after growing waits (1 s, 2 s,
+// 4 s, ... up to a minute), so a phone that was offline for a while heard nothing for
+// many seconds after its network came back. A stream is now retried at least every 4 s,
+// and at once when the browser comes back online or the page is shown again; it catches
+// up from the last event it saw (Last-Event-ID), as every reconnection does.
+function hurryLiveStreams() {
+  const hurried = new WeakMap(); // log -> until when its next reconnection skips the wait
+  if (window.htmx) htmx.config.sse = { ...htmx.config.sse, reconnectMaxDelay: 4000 };
+
+  function reconnectNow(fresh) {
+    for (const log of document.querySelectorAll("[hx-sse\\:connect]")) {
+      const connection = log._htmx?.sse;
+      if (!connection) {
+        // The first connection failed and its retry is waiting: try now.
+        if (liveRetries.get(log)?.timer) connectLive(log);
+        continue;
+      }
+      hurried.set(log, performance.now() + 5000);
+      if (connection.delayCanceller) {
+        connection.delayCanceller(); // waiting out a backoff: go now
+      } else if (fresh && connection.reader) {
+        // A stream opened before the network went away may be dead without knowing it:
+        // a fresh one (the wait before it skipped below).
+        connection.reader.cancel();
+      }
+    }
+  }
+  // htmx announces each reconnection just before it waits: a hurried one waits no more.
+  document.addEventListener("htmx:before:sse:connection", (event) => {
+    const log = event.target;
+    const until = hurried.get(log);
+    if (until === undefined) return;
+    hurried.delete(log);
+    const connection = event.detail?.connection;
+    if (connection && performance.now() < until) queueMicrotask(() => connection.delayCanceller?.());
+  });
+  document.addEventListener("htmx:after:sse:connection", (event) => {
+    hurried.delete(event.target);
+    const retry = liveRetries.get(event.target);
+    if (retry) retry.failures = 0;
+  });
+  window.addEventListener("offline", () => setLiveStatus("lost"));
+  window.addEventListener("online", () => reconnectNow(true));
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "visible") reconnectNow(false);
+  });
+}
+hurryLiveStreams();
 
 // Forms that change something hard to undo ask first: <form data-confirm="Sure?">.
 document.addEventListener("submit", (event) => {
@@ -83,3 +142,49 @@ document.addEventListener("DOMContentLoaded", () => {
   const select = document.querySelector("select[name=rule_system]");
   if (select) showPointsFields(select);
 });
+
+// A fight's undo or redo reaching an open log (the stream's line says which versions it
+// takes back or brings back: data-undoes, data-redoes): grey those moves' lines, marked
+// "undone" for screen readers, or show them again. Lines loaded later are older and
+// already drawn as they stand now, so only a line newer than all before it counts.
+(() => {
+  const log = document.getElementById("roll-log");
+  if (!log) return;
+  const seqOf = (line) => Number(line.dataset?.seq ?? 0);
+  let newest = Math.max(0, ...[...log.children].map(seqOf));
+  function mark(line, undone, label) {
+    const what = line.querySelector(":scope > .roll-what");
+    if (!what || line.classList.contains("undone") === undone) return;
+    line.classList.toggle("undone", undone);
+    const swapped = document.createElement(undone ? "del" : "span");
+    swapped.className = "roll-what";
+    swapped.append(...what.childNodes);
+    what.replaceWith(swapped);
+    if (undone) {
+      const note = document.createElement("span");
+      note.className = "visually-hidden undone-mark";
+      note.textContent = `${label}:`;
+      swapped.before(note, " ");
+    } else {
+      line.querySelector(":scope > .undone-mark")?.remove();
+    }
+  }
+  function follow(line) {
+    const undoes = line.dataset.undoes ?? line.dataset.redoes;
+    if (undoes === undefined) return;
+    const undone = "undoes" in line.dataset;
+    for (const version of undoes.split(" ").filter(Boolean)) {
+      const selector = `li.combat-record[data-encounter="${line.dataset.encounter}"][data-version="${version}"]`;
+      for (const target of log.querySelectorAll(selector)) mark(target, undone, line.dataset.undoneLabel);
+    }
+  }
+  new MutationObserver((changes) => {
+    for (const change of changes) {
+      for (const line of change.addedNodes) {
+        if (line.nodeType !== Node.ELEMENT_NODE || seqOf(line) <= newest) continue;
+        newest = seqOf(line);
+        follow(line);
+      }
+    }
+  }).observe(log, { childList: true });
+})();

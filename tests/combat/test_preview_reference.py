@@ -507,11 +507,14 @@ def test_the_reference_catalogue_is_the_campaigns(gm_client, campaign):
     page = gm_client.get(reverse("combat:catalogue", args=[campaign.pk]))
     assert page.status_code == 200
     rows = re.findall(
-        r'<span class="meta">([a-z0-9_]+)</span></th><td>.*?</td><td>(-?\d+)</td>'
+        r"<tr><th>([^<]+)</th><td>.*?</td><td>(-?\d+)</td>"
         r"<td>([\d/]+)</td><td>(\d+)</td><td>.*?</td><td>(.*?)</td><td>(.*?)</td>",
         page.content.decode(),
     )
-    shown = {key: row for key, *row in rows}
+    # The page names its entries (issue 26): each row's name read back to its key.
+    weapons = services.catalogue(campaign.pk, services.engine_of(Encounter(system="aoristos")))
+    keys = {item.name: key for key, item in weapons["weapon"].items()}
+    shown = {keys[name]: row for name, *row in rows}
     for key, weapon in WEAPONS.items():
         if key == "unarmed":
             continue

@@ -64,6 +64,25 @@ def _start(state: Encounter, cmd: C.StartCombat, rng):
     return out
 
 
+def joins(state: Encounter, c) -> E.JoinedFight:
+    """A combatant added once the fight has started (`c`, in `state` already) takes its
+    place by the rule that ordered the others (p. 6: highest SIN first, ties by seat
+    clockwise from the GM), after those it ties with: "the order decided in the first
+    round holds for the whole fight", so nobody already placed moves. Its SIN gets no
+    surprise bonus (that ordered the first round). It acts in the round it joins when its
+    place is still to come, else from the next round."""
+    mine = (-c.alertness, c.seat)
+    index = next(
+        (
+            i
+            for i, cid in enumerate(state.order)
+            if (-combatant(state, cid).initiative, combatant(state, cid).seat) > mine
+        ),
+        len(state.order),
+    )
+    return E.JoinedFight(c.id, index, c.alertness)
+
+
 def _single(state: Encounter, cmd: C.SingleAttack, rng):
     require_open(state)
     if state.round:

@@ -91,6 +91,8 @@ def actor_of(state: Encounter, command) -> str | None:
 
 def _add(state: Encounter, cmd: C.AddCombatant, rng):
     require_open(state)
+    if state.single:
+        refuse(_("a single attack takes nobody else"), "started")
     who = K.newcomer(state, cmd)
     levels = {
         "physique": cmd.physique,
@@ -128,7 +130,11 @@ def _add(state: Encounter, cmd: C.AddCombatant, rng):
         **levels,
     )
     new = new.with_(cp=F.effective_drive(new.drive, 0))
-    return [E.CombatantAdded(new)]
+    added = E.CombatantAdded(new)
+    if not state.round:
+        return [added]
+    # Joining a started fight (p. 6): a place in the initiative order, with a round's KP.
+    return [added, activation.joins(evolve(state, added), new)]
 
 
 def _update(state: Encounter, cmd: C.UpdateCombatant, rng):

@@ -33,6 +33,17 @@ class CombatStarted:
 
 
 @dataclass(frozen=True)
+class JoinedFight:
+    """A combatant added to a started fight takes its place in the initiative order
+    (p. 6: highest SIN first, the order kept for the whole fight): at `index` of the
+    order, with `initiative` its SIN (no surprise bonus: that was the first round's)."""
+
+    id: str
+    index: int
+    initiative: int
+
+
+@dataclass(frozen=True)
 class SingleAttackSet:
     """p. 6: a single attack: the attacker has a round's KP to aim with, the target a
     round's KP as its vigilance bonus."""
@@ -327,6 +338,7 @@ EVENT_TYPES = {
         CombatantRemoved,
         SurpriseSet,
         CombatStarted,
+        JoinedFight,
         SingleAttackSet,
         RoundStarted,
         ActivationStarted,

@@ -17,6 +17,7 @@ from rules.aoristos.combat.state import (
     PendingAttack,
     Reaction,
     changed,
+    pairs_get,
     pairs_set,
 )
 from rules.combat_kit import combatant
@@ -51,6 +52,12 @@ def evolve(state: Encounter, event) -> Encounter:
             for c in state.combatants
         )
         return changed(state, combatants=combatants, order=event.order)
+    if kind is E.JoinedFight:
+        order = (*state.order[: event.index], event.id, *state.order[event.index :])
+        # The active combatant keeps its turn when the newcomer is placed before it.
+        turn = state.turn + 1 if 0 <= event.index <= state.turn else state.turn
+        state = state.put(combatant(state, event.id).with_(initiative=event.initiative))
+        return changed(state, order=order, turn=turn)
     if kind is E.SingleAttackSet:
         state = state.put(combatant(state, event.attacker).with_(cp=event.cp))
         state = state.put(combatant(state, event.target).with_(vigilance_bonus=event.bonus))
@@ -64,7 +71,8 @@ def evolve(state: Encounter, event) -> Encounter:
         )
     if kind is E.ActivationStarted:
         c = combatant(state, event.id)
-        changes = {"cp": max(0, c.cp - event.loss), "moved_since_activation": False}
+        changes = {"cp": max(0, c.cp - event.loss), "moved_since_activation": False,
+                   "stress_dice": tuple(event.dice), "stress_loss": event.loss}
         if event.bow_test is not None and not event.bow_test[3]:
             changes["wound_up"] = None  # p. 7: the arrow is spent
         return changed(state.put(c.with_(**changes)), turn=event.turn)
@@ -184,6 +192,9 @@ def evolve(state: Encounter, event) -> Encounter:
         }
         if event.limb_state is not None:
             changes["limbs"] = pairs_set(c.limbs, event.area, event.limb_state)
+        if event.area and event.damage > 0:
+            taken = pairs_get(c.area_damage, event.area, 0) + event.damage
+            changes["area_damage"] = pairs_set(c.area_damage, event.area, taken)
         if event.dropped:
             changes["right"] = None if c.right in event.dropped else c.right
             changes["left"] = None if c.left in event.dropped else c.left

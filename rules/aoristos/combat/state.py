@@ -91,6 +91,9 @@ class Combatant:
     bleed_rate: int = 0
     organ_trauma: int = 0
     limbs: tuple[tuple[str, str], ...] = tuple((limb, "ok") for limb in LIMBS)
+    # Damage taken per hit area in this fight: a limb hit below 3 is wounded, not broken
+    # (p. 14), and the card says so.
+    area_damage: tuple[tuple[str, int], ...] = ()
     conscious: bool = True
     alive: bool = True
     moved: float = 0.0  # metres this round, vigilance moves included
@@ -102,6 +105,9 @@ class Combatant:
     reacting: bool = False  # its reaction's attack is under way
     extended: Extended | None = None
     initiative: int = 0
+    # The stress roll 1B1F at the start of its latest activation (p. 6): the dice, the KP lost.
+    stress_dice: tuple[int, ...] = ()
+    stress_loss: int = 0
 
     def skill(self, key: str) -> int:
         return pairs_get(self.skills, key, 0)

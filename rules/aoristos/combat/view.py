@@ -29,6 +29,8 @@ from rules.combat_kit import GM_VIEW, LowestDice, percent, sees_numbers, why_of
 from rules.engine import Viewer, encode
 from rules.errors import RulesError
 
+AREA_ORDER = ("head", "torso", *LIMBS)  # the card lists the areas hit in this order
+
 
 def combatant_view(state: Encounter, c: Combatant, viewer: Viewer) -> dict:
     active = state.active
@@ -46,6 +48,21 @@ def combatant_view(state: Encounter, c: Combatant, viewer: Viewer) -> dict:
         "active": active is not None and active.id == c.id,
         "limbs": [{"area": limb, "state": c.limb(limb)} for limb in LIMBS],
         "hurt_limbs": [limb for limb in LIMBS if c.limb(limb) != "ok"],
+        # Every area hit in this fight: its limb state (a limb hit below 3 damage is
+        # wounded, p. 14) and, for those who see the numbers, the damage there.
+        "wounds": [
+            {
+                "area": area,
+                "state": c.limb(area) if area in LIMBS and c.limb(area) != "ok" else "wounded",
+                "damage": taken if sees_numbers(c, viewer) else None,
+            }
+            for area, taken in sorted(c.area_damage, key=lambda pair: AREA_ORDER.index(pair[0]))
+        ]
+        + [
+            {"area": limb, "state": c.limb(limb), "damage": None}
+            for limb in LIMBS
+            if c.limb(limb) != "ok" and limb not in dict(c.area_damage)
+        ],
         "held": [(c.weapon(k) or UNARMED).name for k in c.held],
         "controlled": viewer.is_gm or c.id in viewer.controls,
         "numbers": sees_numbers(c, viewer),
@@ -54,6 +71,8 @@ def combatant_view(state: Encounter, c: Combatant, viewer: Viewer) -> dict:
         data.update(
             cp=c.cp,
             drive=F.effective_drive(c.drive, c.nerve_shock),
+            stress_dice=c.stress_dice,
+            stress_loss=c.stress_loss,
             vigilance_bonus=c.vigilance_bonus,
             nerve_shock=c.nerve_shock,
             lasting_nerve_shock=c.lasting_nerve_shock,
@@ -108,6 +127,8 @@ def view(state: Encounter, viewer: Viewer) -> dict:
         "name": state.name,
         "round": state.round,
         "started": bool(state.round),
+        # The GM may add a combatant to a started fight too (it takes its initiative place).
+        "takes_newcomers": not state.ended and not state.single,
         "single": state.single,
         "ended": state.ended,
         "active": active.id if active else None,
@@ -465,6 +486,7 @@ def describe(state: Encounter, events, viewer: Viewer) -> list[dict]:
 
 # Numbers of an NPC that players do not see in the log.
 PRIVATE = {
+    "JoinedFight": ("initiative",),
     "ActivationStarted": ("dice", "loss", "bow_test"),
     "ActivationEnded": ("vigilance_bonus", "nerve_shock", "cp"),
     "AttackDeclared": ("cost", "aim"),

@@ -71,6 +71,11 @@ def wound_event(
         elif (posture or target.posture) == "standing":  # nor stood on a broken leg
             posture = "sitting"
     unconscious = alive and damage > 0 and F.unconscious(bleed, nerve, target.shock_tolerance)
+    if (unconscious or not alive) and (posture or target.posture) != "lying":
+        # p. 13 "förlorar personen omedelbart medvetandet": one who loses consciousness
+        # (or dies) cannot stand or sit, and falls to lying (our reading, docs/rules/
+        # aoristos.md "Unconscious lies"); waking, one is still lying (p. 7 to stand up).
+        posture = "lying"
     cancelled = ""
     if added["nerve_shock"] and target.extended:
         cancelled = "extended"

@@ -1,0 +1,172 @@
+"""A prompt finds its player and a running fight is one tap away (issue 26): the banner's
+list of prompts that wait for a member (table:prompts), only their own; the running
+fights on the table and campaign pages; the fight lines of the table's log link to their
+fight. The scripted dice and `run` are tests/combat/conftest.py's."""
+
+from datetime import timedelta
+
+import pytest
+from django.urls import reverse
+from django.utils import timezone
+
+from characters.models import Character
+from combat import running
+from combat.models import CombatRecord, Encounter
+from rules.aoristos.combat import ENGINE
+from tests.combat.helpers import english
+
+pytestmark = pytest.mark.django_db
+
+
+def banner(client, campaign):
+    return client.get(reverse("table:prompts", args=[campaign.pk]))
+
+
+@pytest.fixture
+def duel(encounter, albert_in_campaign, alice, bob, gm, run, dice):
+    """Alice's Albert attacks Bob's Berit: Berit's vigilance waits for Bob."""
+    berit = Character.objects.create(owner=bob, campaign=encounter.campaign, name="Berit",
+                                     attributes={"alertness": 1})
+    for character, side, x, owner in ((albert_in_campaign, "a", 0.0, alice),
+                                      (berit, "b", 1.0, bob)):
+        block = ENGINE.character_block(name=character.name, levels=character.levels(),
+                                       derived=character.secondary().as_dict())
+        block.update(character_id=character.pk, side=side, x=x)
+        run(encounter, gm, block, controller=owner.pk)
+    dice.queue += [1, 1]
+    run(encounter, gm, {"type": "start"})
+    run(encounter, alice, {"type": "attack", "id": "c1", "target": "c2", "weapon": "unarmed"})
+    encounter.refresh_from_db()
+    return encounter
+
+
+def test_the_attacked_player_alone_hears_of_the_prompt(client, duel, alice, bob, gm, outsider):
+    page = banner(english(client, bob), duel.campaign)
+    assert page.status_code == 200
+    text = page.content.decode()
+    assert "You are attacked — answer" in text
+    assert f'href="{reverse("combat:page", args=[duel.pk])}#prompt"' in text
+    assert "Bakgården" in text
+    assert f'data-key="{duel.pk}-vigilance-c2"' in text
+    assert page["Cache-Control"].startswith("max-age=0")
+    # The attacker, the GM (Berit is a player's) and the others hear nothing of it.
+    for user in (alice, gm):
+        text = banner(english(client, user), duel.campaign).content.decode()
+        assert "prompt-banner-link" not in text
+    client.force_login(outsider)
+    assert banner(client, duel.campaign).status_code == 404
+    client.logout()
+    assert banner(client, duel.campaign).status_code == 302  # to log in
+
+
+def test_the_gm_hears_of_an_npcs_prompt(client, fight, alice, gm, run, dice):
+    dice.queue += [1, 3]  # Albert (SIN 5) acts first
+    run(fight, gm, {"type": "start"})
+    run(fight, alice, {"type": "attack", "id": "c1", "target": "c2", "weapon": "pistol"})
+    text = banner(english(client, gm), fight.campaign).content.decode()
+    assert "Vakten is attacked — answer" in text
+    text = banner(english(client, alice), fight.campaign).content.decode()
+    assert "prompt-banner-link" not in text
+
+
+def test_the_banner_counts_down_from_the_record_that_opened_the_prompt(client, duel, bob):
+    english(client, bob)
+    assert 'data-left="20"' in banner(client, duel.campaign).content.decode()
+    CombatRecord.objects.filter(encounter=duel).update(
+        created_at=timezone.now() - timedelta(seconds=15))
+    running.forget()  # what a process keeps of the version (the record's time never changes)
+    text = banner(client, duel.campaign).content.decode()
+    assert 'data-left="5"' in text or 'data-left="6"' in text, text
+    assert ">5 s<" in text or ">6 s<" in text
+
+
+def test_an_answered_prompt_leaves_the_banner(client, duel, bob, run, dice):
+    dice.queue += [6, 6, 6, 6, 1, 6, 6, 6, 6, 6, 6, 6, 6, 6] * 3
+    run(duel, bob, {"type": "vigilance", "id": "c2", "properties": []})
+    assert "prompt-banner-link" not in banner(english(client, bob), duel.campaign).content.decode()
+
+
+def test_running_fights_are_one_tap_away(client, fight, alice, gm, run, dice):
+    table = reverse("table:page", args=[fight.campaign.pk])
+    campaign = reverse("campaigns:detail", args=[fight.campaign.pk])
+    url = reverse("combat:page", args=[fight.pk])
+    english(client, alice)
+    for page in (table, campaign):  # set up, not started: not on yet
+        assert "Fight on: Bakgården" not in client.get(page).content.decode()
+    dice.queue += [1, 3]
+    run(fight, gm, {"type": "start"})
+    Encounter.objects.create(campaign=fight.campaign, name="Ännu ej", system="aoristos")
+    for page in (table, campaign):
+        text = client.get(page).content.decode()
+        assert "Fight on: Bakgården" in text
+        assert f'href="{url}" data-testid="running-fight"' in text
+        assert "Ännu ej" not in text
+    run(fight, gm, {"type": "end"})
+    for page in (table, campaign):
+        assert "Fight on: Bakgården" not in client.get(page).content.decode()
+
+
+def test_each_fight_line_in_the_tables_log_links_to_its_fight(client, fight, alice, gm, run,
+                                                               dice):
+    dice.queue += [1, 3]
+    run(fight, gm, {"type": "start"})
+    text = english(client, alice).get(reverse("table:page", args=[fight.campaign.pk]))
+    text = text.content.decode()
+    link = f'<a class="fight-link" href="{reverse("combat:page", args=[fight.pk])}">'
+    assert text.count(link) == 3  # three records: two joined, the start
+    assert "The fight begins" in text.split(link, 1)[1]
+
+
+def test_the_banner_slot_is_on_the_campaigns_pages_only(client, fight, albert_in_campaign,
+                                                        alice):
+    english(client, alice)
+    url = reverse("table:prompts", args=[fight.campaign.pk])
+    for page in (reverse("table:page", args=[fight.campaign.pk]),
+                 reverse("campaigns:detail", args=[fight.campaign.pk]),
+                 albert_in_campaign.get_absolute_url(),
+                 fight.get_absolute_url()):
+        assert f'data-url="{url}"' in client.get(page).content.decode(), page
+    assert 'id="prompt-banner"' not in client.get(reverse("campaigns:list")).content.decode()
+
+
+@pytest.fixture
+def phobia_fight(gm, alice, bob, run):
+    """A Phobia fight: the guard (TO 99) acts before Alice's Jace."""
+    from campaigns.models import Membership
+    from campaigns.services import campaign_create
+    from combat import services
+
+    campaign = campaign_create(gm=gm, name="Skuggorna", rule_system="phobia")
+    Membership.objects.create(campaign=campaign, user=alice, seat=1)
+    Membership.objects.create(campaign=campaign, user=bob, seat=2)
+    jace = Character.objects.create(
+        owner=alice, campaign=campaign, name="Jace", rule_system="phobia",
+        attributes={"strength": 12, "endurance": 10, "agility": 14, "personality": 9,
+                    "psyche": 13, "will": 14, "education": 8, "sight": 15, "hearing": 7,
+                    "luck": 10},
+        skills={"combat_experience": 13}, rolled={"calm": [3, 5]},
+    )
+    encounter = Encounter.objects.create(campaign=campaign, name="Gränden", system="phobia")
+    levels, derived = jace.combat_stats(campaign.house_rules)
+    block = services.engine_of(encounter).character_block(name="Jace", levels=levels,
+                                                          derived=derived)
+    run(encounter, gm, {**block, "character_id": jace.pk}, controller=alice.pk)
+    run(encounter, gm, {"type": "add_combatant", "name": "Vakten", "side": "b",
+                        "turn_order": 99, "weapon_name": "Kniv", "weapon_damage": 4,
+                        "weapon_type": "H", "weapon_skill": "combat_experience",
+                        "weapon_chance": 13})
+    return encounter
+
+
+def test_a_phobia_attack_finds_its_target_and_the_gm_hears_of_no_players_turn(
+    client, phobia_fight, alice, bob, gm, run
+):
+    run(phobia_fight, gm, {"type": "start_round"})
+    run(phobia_fight, gm, {"type": "declare", "id": "c2", "actions": 1})
+    run(phobia_fight, gm, {"type": "attack", "id": "c2", "target": "c1", "weapon": "Kniv",
+                           "area": "arm"})
+    assert "You are attacked — answer" in banner(english(client, alice),
+                                                 phobia_fight.campaign).content.decode()
+    for user in (bob, gm):
+        text = banner(english(client, user), phobia_fight.campaign).content.decode()
+        assert "prompt-banner-link" not in text
