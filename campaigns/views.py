@@ -198,7 +198,9 @@ def join(request, token: str):
         messages.success(request, _("Welcome to %(name)s!") % {"name": campaign.name})
         return redirect(campaign)
     already = Membership.objects.filter(campaign=campaign, user=request.user).exists()
-    return render(request, "campaigns/join.html", {"campaign": campaign, "already": already})
+    # The prompt banner asks a member's endpoint: not on the invitation of a non-member.
+    context = {"campaign": campaign, "already": already, "not_a_member": not already}
+    return render(request, "campaigns/join.html", context)
 
 
 @login_required
