@@ -71,6 +71,9 @@ DEBUG = envbool("DEBUG", False)
 # A table's server is reached by LAN address (192.168.x.y) or mDNS name, which the host
 # cannot know in advance; set ALLOWED_HOSTS to pin it down on a public server.
 ALLOWED_HOSTS = envlist("ALLOWED_HOSTS", ["*"])
+# Where the server listens (`make serve` sets it from HOST): on 127.0.0.1 alone the
+# invitation link says that phones cannot reach it (core.network.share_host).
+LISTEN_HOST = os.environ.get("LISTEN_HOST", "")
 CSRF_TRUSTED_ORIGINS = envlist("CSRF_TRUSTED_ORIGINS", [])
 
 # Django's admin site is off unless asked for: one more login page to guess at on a LAN.

@@ -115,7 +115,7 @@ def detail_context(request, campaign, membership, *, answer_forms=None) -> dict:
         "running": running.running(campaign.pk, membership),
     }
     if is_gm:
-        context["invite_url"] = invite_url(request, campaign)
+        context["invite_url"], context["invite_reachable"] = invite_url(request, campaign)
         context["pending_requests"] = pending_requests(campaign, answer_forms or {})
     return context
 
@@ -163,7 +163,8 @@ def pending_requests(campaign, answer_forms: dict) -> list[dict]:
     return rows
 
 
-def invite_url(request, campaign: Campaign) -> str:
+def invite_url(request, campaign: Campaign) -> tuple[str, bool]:
+    """The invitation link, and whether phones on the LAN can open it (core.network)."""
     return shareable_url(request, reverse("campaigns:join", args=[campaign.invite_token]))
 
 
@@ -172,7 +173,7 @@ def invite_qr(request, pk: int):
     """The invitation link as a QR code (SVG), so a phone joins in one scan."""
     campaign, _membership = get_campaign(request, pk, gm=True)
     image = qrcode.make(
-        invite_url(request, campaign), image_factory=qrcode.image.svg.SvgPathImage, box_size=12
+        invite_url(request, campaign)[0], image_factory=qrcode.image.svg.SvgPathImage, box_size=12
     )
     return HttpResponse(image.to_string(), content_type="image/svg+xml")
 

@@ -80,6 +80,15 @@ def waiting(campaign_id: int, membership) -> list[Prompt]:
     return [prompt for fight in fights(campaign_id, membership) for prompt in fight.prompts]
 
 
+def progress(encounter: Encounter, membership) -> str:
+    """How far a fight has come, as the fights list says it: "ended", "running" or
+    "setup" (not started yet). An ended fight is read from its row; the others from the
+    summary kept per version, so a list of fights folds each one once per version."""
+    if encounter.ended:
+        return "ended"
+    return "running" if fight_of(encounter, membership).started else "setup"
+
+
 def fight_of(encounter: Encounter, membership) -> Fight:
     viewer = viewer_for(encounter, membership)
     # created_at too: a test database (or a restored one) gives an id to another fight.

@@ -23,6 +23,7 @@ import secrets
 import threading
 from collections import OrderedDict
 from datetime import timedelta
+from decimal import Decimal
 
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Exists, OuterRef, Q, TextField
@@ -175,6 +176,27 @@ def character_gear(character, items: dict[str, dict]) -> tuple[list[str], list[s
         if key in items.get(kind, {}):
             (weapons if kind == "weapon" else armour).append(key)
     return list(dict.fromkeys(weapons)), list(dict.fromkeys(armour))
+
+
+def character_armour_keep(*, character, keys, items: dict[str, dict]) -> list[str]:
+    """Armour the GM puts on a character joining a fight is the character's armour (issue
+    26): each catalogue key it does not carry yet becomes an item of its equipment, named
+    and weighed from the catalogue as the sheet's own form fills them (0 where the
+    catalogue gives no weight: Phobia and T10 armour). Returns the keys added."""
+    from characters.models import Item  # combat builds on characters
+
+    carried = set(character.items.filter(catalogue__startswith="armour:")
+                  .values_list("catalogue", flat=True))
+    added = []
+    for key in dict.fromkeys(keys):
+        entry = items.get("armour", {}).get(key)
+        if entry is None or f"armour:{key}" in carried:
+            continue
+        bulk = Decimal(str(round(min(getattr(entry, "bulk", 0) or 0, 999), 1)))
+        Item.objects.create(character=character, name=entry.name[:100], bulk=bulk,
+                            catalogue=f"armour:{key}")
+        added.append(key)
+    return added
 
 
 class LazyCatalogue:

@@ -21,7 +21,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from campaigns.access import get_campaign, get_membership
-from combat import services
+from combat import running, services
 from combat.forms import EncounterForm
 from combat.models import Encounter, NpcTemplate
 from combat.templatetags.aoristos_combat import translated
@@ -195,6 +195,12 @@ def page_context(request, encounter, membership, result=None, **extra) -> dict:
         context["armour"] = sorted(items.get("armour", {}).values(), key=lambda a: a.name)
         context["characters"] = list(encounter.campaign.characters.order_by("name"))
         context["templates"] = list(NpcTemplate.objects.filter(campaign=encounter.campaign))
+    if membership.is_gm and encounter.kind == Encounter.Kind.CHRONICLE:
+        # First aid names its helpers, with their Livräddning from the sheet (issue 26).
+        context["aid_helpers"] = [
+            {"pk": c.pk, "name": c.name, "level": c.levels().get("first_aid", 0)}
+            for c in encounter.campaign.characters.with_levels().order_by("name", "pk")
+        ]
     return context
 
 
@@ -221,7 +227,9 @@ def encounter_list(request, pk: int):
                 form.add_error(None, str(error))
             else:
                 return redirect(encounter)
-    encounters = campaign.encounters.filter(kind=Encounter.Kind.COMBAT)
+    encounters = list(campaign.encounters.filter(kind=Encounter.Kind.COMBAT))
+    for encounter in encounters:  # not started, on or over (issue 26.9)
+        encounter.progress = running.progress(encounter, membership)
     status = 400 if form.is_bound else 200
     return render(
         request,
@@ -295,7 +303,7 @@ def encounter_command(request, pk: int):
         stale_page = _("This page is out of date: reload it.")
         return answer(request, encounter, membership, error=stale_page, status=400)
     try:
-        data = command_from_post(request.POST)
+        data = first_aid_helpers(encounter, command_from_post(request.POST))
         encounter, _record, after = services.command_run(
             encounter=encounter, membership=membership, data=data, version=version
         )
@@ -310,6 +318,34 @@ def encounter_command(request, pk: int):
         return answer(request, encounter, membership, error=translated(error), status=400,
                       typed=typed_values(request.POST, str(request.POST.get("type", ""))))
     return answer(request, encounter, membership, result=after)
+
+
+def first_aid_helpers(encounter, data: dict) -> dict:
+    """First aid's helpers as the chronicle's form names them (issue 26): each one a
+    character of the campaign, whose Livräddning is read from its sheet, or "other" with
+    the level typed (an NPC). The command still takes the levels; a form or client that
+    sends ``levels`` itself is left as it is."""
+    if data.get("type") != "first_aid" or "helper_1" not in data:
+        return data
+    levels, chosen = [], []
+    for n in (1, 2):
+        helper, level = data.pop(f"helper_{n}", None), data.pop(f"level_{n}", None)
+        if helper is None:
+            continue
+        if helper == "other":
+            if level is None:
+                raise RulesError(_("Give the Livräddning of the helper without a sheet."))
+            levels.append(level)  # the command checks it is a whole number from 0 to 30
+            continue
+        character = None
+        if isinstance(helper, int) and not isinstance(helper, bool):
+            character = encounter.campaign.characters.with_levels().filter(pk=helper).first()
+        if character is None or character.pk in chosen:
+            raise RulesError(_("Choose each helper among the campaign's characters once."))
+        chosen.append(character.pk)
+        levels.append(character.levels()["first_aid"])
+    data["levels"] = levels
+    return data
 
 
 @member_view
@@ -352,11 +388,11 @@ def add_combatant(request, pk: int):
             if body:
                 block["carried"] = body
             # What the character carries from the catalogue comes along (its sheet).
-            weapons, armour = services.character_gear(
-                character, services.catalogue(encounter.campaign_id, engine)
-            )
+            items = services.catalogue(encounter.campaign_id, engine)
+            weapons, armour = services.character_gear(character, items)
+            put_on = extra.get("armour", [])  # armour the GM chose on top of the sheet's
             extra["weapons"] = list(dict.fromkeys([*weapons, *extra.get("weapons", [])]))
-            extra["armour"] = list(dict.fromkeys([*armour, *extra.get("armour", [])]))
+            extra["armour"] = list(dict.fromkeys([*armour, *put_on]))
             if "right" not in extra and weapons:
                 extra["right"] = weapons[0]
             controller = character.owner_id
@@ -380,6 +416,10 @@ def add_combatant(request, pk: int):
         services.command_run(encounter=encounter, membership=membership, data=block,
                              version=version if version is not None else -1,
                              controller=controller)
+        if source == "character" and put_on:
+            # Armour put on for the fight is the character's: it goes on the sheet too.
+            services.character_armour_keep(
+                character=character, keys=put_on, items=items)
     except services.Stale:
         encounter.refresh_from_db()
         return answer(request, encounter, membership, status=409,

@@ -4,6 +4,8 @@ import shutil
 import socket
 import subprocess
 
+from django.conf import settings
+
 
 def lan_addresses() -> list[str]:
     """IPv4 addresses other devices on the LAN can reach, found without sending a packet."""
@@ -22,18 +24,53 @@ def lan_addresses() -> list[str]:
 
 
 LOCAL_HOSTS = {"localhost", "127.0.0.1", "[::1]", "::1"}
+ANY_HOSTS = {"", "0.0.0.0", "::", "[::]"}
 
 
-def shareable_url(request, path: str) -> str:
-    """An absolute URL for `path` that a phone on the LAN can open.
+def loopback(host: str) -> bool:
+    """Whether a listening address is this computer's alone (127.x.y.z, ::1, localhost)."""
+    host = host.strip().strip("[]").lower()
+    return host in {"localhost", "::1"} or host.startswith("127.")
 
-    When the GM browses the server itself as localhost, a link or QR code with
-    "localhost" would lead every phone to itself: use the LAN address instead.
+
+def share_host(host: str, listen_host: str = "", addresses=None) -> tuple[str, bool]:
+    """The host (with port) a link for other devices names, and whether phones on the LAN
+    can reach it (issue 26.9).
+
+    `host` is the request's Host; `listen_host` where the server listens (`make serve`'s
+    HOST, settings.LISTEN_HOST; empty: not known, as all interfaces). A request that did
+    not come as localhost keeps its host: others reach the server the same way (a public
+    name behind a proxy too). When the GM browses as localhost, "localhost" would lead
+    every phone to itself: the link names the address the server listens on, a LAN
+    address when it listens on all of them; a server on loopback alone is this
+    computer's, and phones cannot reach it whatever the link says. `addresses`: what
+    finds the LAN addresses (lan_addresses).
     """
-    host = request.get_host()
-    name, _, port = host.rpartition(":") if host.count(":") == 1 else (host, "", "")
-    if name in LOCAL_HOSTS:
-        addresses = lan_addresses()
-        if addresses:
-            host = f"{addresses[0]}:{port}" if port else addresses[0]
-    return f"{request.scheme}://{host}{path}"
+    if host.startswith("["):  # [::1]:8000
+        name, _, rest = host.partition("]")
+        name, port = name + "]", rest.removeprefix(":")
+    else:
+        name, _, port = host.rpartition(":") if host.count(":") == 1 else (host, "", "")
+    if name.lower() not in LOCAL_HOSTS:
+        return host, True
+
+    def with_port(address: str) -> str:
+        address = f"[{address}]" if ":" in address and not address.startswith("[") else address
+        return f"{address}:{port}" if port else address
+
+    listen = listen_host.strip()
+    if loopback(listen):
+        return with_port(listen), False
+    if listen not in ANY_HOSTS:  # one address of this computer's
+        return with_port(listen), True
+    found = (addresses or lan_addresses)()
+    if found:
+        return with_port(found[0]), True
+    return host, True  # no LAN address found: nothing better to name, nothing known
+
+
+def shareable_url(request, path: str) -> tuple[str, bool]:
+    """An absolute URL for `path` that a phone on the LAN can open, and whether one can
+    (share_host: False when the server listens on this computer alone)."""
+    host, reachable = share_host(request.get_host(), settings.LISTEN_HOST)
+    return f"{request.scheme}://{host}{path}", reachable

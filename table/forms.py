@@ -1,3 +1,5 @@
+import re
+
 from django import forms
 from django.utils.choices import CallableChoiceIterator
 from django.utils.translation import gettext, pgettext
@@ -65,10 +67,34 @@ class HandForm(forms.Form):
             return None
         if not text:
             raise forms.ValidationError(_("Write a dice hand, e.g. 2B2T+1."))
+        plain = PLAIN_DICE.fullmatch(text)
+        if plain and int(plain[1]) > dice.MAX_DICE:
+            # A hand caps B at 6 (p. 4); a plain roll of seven dice is not six.
+            raise forms.ValidationError(
+                _("“%(text)s” has too many dice: a hand rolls at most 6."),
+                params={"text": shown(text)},
+            )
         try:
-            return dice.parse_hand(text)
+            return dice.parse_hand(plain_dice(text))
         except RulesError as error:
+            if "text" in error.params:
+                error.params["text"] = text  # quote what was typed, not the B it became
             raise forms.ValidationError(hand_error(error)) from error
+
+
+# A plain roll of six-sided dice in the common notation, "2T6" or "2d6+1": Aoristos rolls
+# only six-sided dice, and a hand of base dice alone sums them all (p. 4), so nT6 is nB.
+PLAIN_DICE = re.compile(r"(\d{1,2})\s*[TtDd]6(?![0-9])(.*)", re.S)
+
+
+def plain_dice(text: str) -> str:
+    """The common "2T6+1" as the hand "2B+1" (the same dice, all counted); any other
+    text as it is."""
+    match = PLAIN_DICE.fullmatch(text)
+    if match is None:
+        return text
+    modifier = match[2].replace("\N{MINUS SIGN}", "-").replace("\N{EN DASH}", "-")
+    return f"{match[1]}B{modifier}"
 
 
 def shown(text: str, limit: int = 20) -> str:
@@ -194,3 +220,19 @@ class RollForm(HandForm):
             "hand": test.hand,
             "label": test_label(keys, constant),
         }
+
+    def property_rows(self) -> list[tuple]:
+        """Each property's checkbox with the chosen character's level, the one a test uses
+        (RÖR under load, p. 5), so the tray shows what a tick adds to the TB."""
+        levels = self.chosen_levels()
+        return [(choice, levels.get(choice.data["value"])) for choice in self["properties"]]
+
+    def chosen_levels(self) -> dict[str, int]:
+        """The test levels of the character the form holds; unbound, of the first of the
+        list (what the select shows); none if no character is chosen or may be."""
+        character = self.character
+        if character is None and self.is_bound:
+            character = self.chosen_character(str(self.data.get("character", "")))
+        elif character is None:
+            character = self.characters.with_levels().first()
+        return character.test_levels() if character else {}

@@ -259,6 +259,11 @@ def odds_answer(request, membership, data):
         test = form.test()
         chance = success.p_success(test["hand"], test["test_base"], test["threshold"])
         context["odds"] = test | {"hand": str(test["hand"]), "percent": float(chance) * 100}
+    if isinstance(form, RollForm):
+        # The levels beside the checkboxes follow the chosen character (out of band).
+        levels = form.chosen_levels()
+        keys = [key for key, _label in form.fields["properties"].choices]
+        context["levels_oob"] = [(key, levels.get(key)) for key in keys]
     return render(request, "table/table.html#odds", context)
 
 

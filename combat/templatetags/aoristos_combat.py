@@ -142,11 +142,14 @@ def term(key):
 
 @register.filter
 def time_text(iso):
-    """A chronicle's time ("2026-01-09T22:05") as the page's language writes it."""
+    """A chronicle's time ("2026-01-09T22:05") as the page's language writes it: the
+    weekday, the language's own DATE_FORMAT and the clock on 24 hours ("fre 9 januari
+    2026 22:05", "Fri Jan. 9, 2026 22:05"; issue 26: not "fre 9 Jan 2026")."""
     try:
-        return date_format(datetime.fromisoformat(str(iso)), "D j M Y H:i")
+        moment = datetime.fromisoformat(str(iso))
     except ValueError:
         return iso
+    return " ".join(date_format(moment, part) for part in ("D", "DATE_FORMAT", "H:i"))
 
 
 @register.filter

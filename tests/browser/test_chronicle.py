@@ -88,9 +88,11 @@ def test_a_wound_first_aid_and_the_first_healing_test_on_two_devices(
     expect(player.get_by_test_id(f"body-{body}")).to_contain_text(re.compile("bruten|broken"))
     shot(player, "01-player-sees-the-wound")
 
-    # First aid before the 5-minute mark: Livräddning 1, no equipment judged.
+    # First aid before the 5-minute mark: Albert helps himself with the Livräddning 1 of
+    # his sheet (no level asked), no equipment judged.
     aid = gm.get_by_test_id("first-aid-form")
-    aid.get_by_test_id("first-aid-level").fill("1")
+    aid.get_by_test_id("first-aid-helper").select_option(str(albert.pk))
+    expect(aid.get_by_test_id("first-aid-level")).to_be_hidden()
     aid.get_by_test_id("first-aid-submit").click()
     at_version([gm, player], 3)
     expect(player.get_by_test_id(f"bleed-{body}")).to_have_text("1")

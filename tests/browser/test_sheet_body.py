@@ -159,6 +159,25 @@ def test_the_sheet_shows_the_body_and_prints_on_one_page(page, live_server, albe
     expect(entries.nth(7)).to_be_visible()
     expect(entries.nth(8)).to_be_hidden()
     page.set_viewport_size({"width": 703, "height": 1032})  # A4 within its 12 mm margins
+    # Each date sits beside its line with room to spare, or above it (issue 26.9: the
+    # dates ran into the text on paper).
+    overlaps = page.evaluate("""() => [...document.querySelectorAll(
+        "[data-testid=timeline-entry]")].filter((li) => li.offsetParent).flatMap((li) => {
+          const date = li.querySelector("time");
+          if (!date) return [];
+          const ink = (element) => {  // where the text is drawn, overflow included
+            const range = document.createRange();
+            range.selectNodeContents(element);
+            return range.getBoundingClientRect();
+          };
+          const d = ink(date);
+          const t = ink(li.querySelector(".timeline-what"));
+          // 2 mm (7.5 px) of paper between them: a printer's font runs a little wider.
+          const apart = d.right + 7.5 <= t.left || d.bottom <= t.top;
+          return apart ? [] : [`${date.textContent}: ${d.right} > ${t.left}`];
+        })""")
+    assert overlaps == [], overlaps
+    assert entries.nth(0).locator("time").count() == 1  # dated entries were measured
     shot(page, "3-print")
     pdf = page.pdf(format="A4", print_background=True)
     (SCREENSHOTS / "test_sheet_body-print.pdf").write_bytes(pdf)

@@ -512,3 +512,15 @@ def test_an_empty_journal(client, campaign, alice):
     html = page_of(client, campaign, "?page=3")
     assert 'name="title"' in html
     assert "?page=" not in html
+
+
+def test_the_entrys_date_is_written_in_the_pages_language(client, campaign, alice):
+    """Issue 26: dates like "5 Jan 2026" on a Swedish page. Django's own formats of the
+    language: "5 januari 2026 08:00" in Swedish, "Jan. 5, 2026, 8 a.m." in English."""
+    entry = write(campaign, alice)
+    moment = timezone.make_aware(timezone.datetime(2026, 1, 5, 8, 0))
+    JournalEntry.objects.filter(pk=entry.pk).update(created_at=moment, updated_at=moment)
+    client.force_login(alice)
+    assert "5 januari 2026 08:00</time>" in page_of(client, campaign)
+    client.cookies["django_language"] = "en"
+    assert "Jan. 5, 2026, 8 a.m.</time>" in page_of(client, campaign)

@@ -398,3 +398,21 @@ def test_live_preview_sends_only_the_changed_fields_status(alice_client, changed
         else sent
     )
     assert 'data-testid="dp-spent">33<' in html  # the totals always
+
+
+def test_sheet_labels_the_build_cost_and_the_saved_up_once_each(alice_client, alice, albert):
+    """Issue 26: the sheet said "16 left" beside "saved UP now 18". Now the build's cost has
+    its own label and the UP that advancement can spend one figure with one label."""
+    from characters import services
+
+    services.dp_award(character=albert, amount=18, reason="Räddade prinsessan", by=alice)
+    alice_client.cookies["django_language"] = "en"
+    html = alice_client.get(reverse("characters:sheet", args=[albert.pk])).content.decode()
+    build = re.search(r'data-testid="dp-build">(.*?)</span>', html, re.S).group(1)
+    to_spend = re.search(r'data-testid="dp-to-spend">(.*?)</span>', html, re.S).group(1)
+    assert re.sub(r"<[^>]+>", "", build) == "Build: 33 of 33 UP spent · level cap 5"
+    assert re.sub(r"<[^>]+>", "", to_spend) == "Saved UP to spend: 18"
+    assert " left" not in html.split('class="dp-line"')[1].split("</p>")[0]
+    advancement = alice_client.get(reverse("characters:advancement", args=[albert.pk]))
+    saved = 'Saved UP to spend: <strong data-testid="saved-dp">18<'
+    assert saved in advancement.content.decode()

@@ -259,3 +259,56 @@ def test_a_second_first_aid_is_refused_on_the_page_and_changes_nothing(
     assert "first aid is given once to a wound" in again.content.decode()
     assert chronicle_of(campaign).version == version
     assert services.folded(chronicle_of(campaign)).state.body(albert).bleed_rate == 2
+
+
+def test_first_aid_names_its_helpers_and_reads_their_livraddning_from_the_sheet(
+    client, gm, alice, bob, campaign, albert_in_campaign
+):
+    """Issue 26: first aid asked the helper's level as a number. The GM picks the helpers
+    among the campaign's characters (their Livräddning from the sheet, shown), or types the
+    level of someone without a sheet; the command still takes the levels."""
+    from characters.models import Character
+    from tests.combat.helpers import english, post
+
+    berit = Character.objects.create(owner=bob, campaign=campaign, name="Berit",
+                                     skills={"first_aid": 3})
+    english(client, gm)
+    page = client.get(reverse("combat:chronicle", args=[campaign.pk])).content.decode()
+    assert f'<option value="{berit.pk}">Berit (Livräddning 3)</option>' in page
+    assert f'<option value="{albert_in_campaign.pk}">Albert (Livräddning 0)</option>' in page
+    chronicle = chronicle_of(campaign)
+    albert = f"ch{albert_in_campaign.pk}"
+    post(client, chronicle, {"type": "add_wound", "id": albert, "area": "left_leg",
+                             "damage": "4"})
+    version = chronicle_of(campaign).version
+    # Berit twice, a stranger's helper or no level for the helper without a sheet: refused.
+    for helpers, why in [
+        ({"helper_1": berit.pk, "helper_2": berit.pk}, "Choose each helper among the"),
+        ({"helper_1": "99999"}, "Choose each helper among the"),
+        ({"helper_1": "other", "level_1": ""}, "Give the Livräddning of the helper"),
+        ({"helper_1": "other", "level_1": "31"}, "0 to 30"),
+    ]:
+        refused = post(client, chronicle, {"type": "first_aid", "id": albert, **helpers})
+        assert refused.status_code == 400, helpers
+        assert why in refused.content.decode()
+        assert chronicle_of(campaign).version == version
+    given = post(client, chronicle, {"type": "first_aid", "id": albert, "helper_1": berit.pk,
+                                     "level_1": "0", "helper_2": "other", "level_2": "2"})
+    assert given.status_code == 200
+    record = CombatRecord.objects.filter(encounter=chronicle).latest("version")
+    assert record.command == "first_aid"
+    assert record.events[0]["levels"] == [3, 2]  # Berit's sheet, then the typed level
+
+
+def test_chronicle_times_are_written_as_each_language_writes_a_date():
+    """Issue 26: "mån 5 Jan 2026" mixed a Swedish weekday with an English capital. The
+    language's own DATE_FORMAT: Swedish months lower-case, English ones English."""
+    from django.utils import translation
+
+    from combat.templatetags.aoristos_combat import time_text
+
+    with translation.override("sv"):
+        assert time_text("2026-01-05T08:00") == "mån 5 januari 2026 08:00"
+    with translation.override("en"):
+        assert time_text("2026-01-05T08:00") == "Mon Jan. 5, 2026 08:00"
+    assert time_text("not a time") == "not a time"

@@ -378,3 +378,37 @@ def timezone_now():
     from django.utils import timezone
 
     return timezone.now()
+
+
+def test_armour_put_on_when_joining_a_fight_goes_on_the_sheet(client, gm, encounter,
+                                                             albert_in_campaign):
+    """Issue 26: armour the GM chose when adding a character stayed in the fight. It is
+    the character's armour: it goes on the sheet's equipment once, and the next fight
+    brings it along by itself."""
+    from characters.models import Item
+
+    Item.objects.create(character=albert_in_campaign, name="Hjälm", catalogue="armour:helmet")
+    client.force_login(gm)
+    add = reverse("combat:add", args=[encounter.pk])
+    response = client.post(add, {"version": 0, "source": "character", "side": "a",
+                                 "character": albert_in_campaign.pk,
+                                 "armour": ["helmet", "soft_vest"]})
+    assert response.status_code == 302
+    albert = services.folded(Encounter.objects.get()).state.combatants[0]
+    assert [a.key for a in albert.armour] == ["helmet", "soft_vest"]
+    kept = list(albert_in_campaign.items.values_list("catalogue", flat=True))
+    assert kept == ["armour:helmet", "armour:soft_vest"]  # the helmet not twice
+    jacket = albert_in_campaign.items.get(catalogue="armour:soft_vest")
+    assert jacket.name == albert.armour[1].name
+    sheet = client.get(reverse("characters:sheet", args=[albert_in_campaign.pk]))
+    assert jacket.name in sheet.content.decode()
+
+
+def test_refused_armour_leaves_the_sheet_as_it_was(client, gm, encounter, albert_in_campaign):
+    client.force_login(gm)
+    add = reverse("combat:add", args=[encounter.pk])
+    response = client.post(add, {"version": 0, "source": "character", "side": "a",
+                                 "character": albert_in_campaign.pk, "armour": ["no_such"]})
+    assert response.status_code == 400
+    assert not albert_in_campaign.items.exists()
+    assert not Encounter.objects.get().version

@@ -699,3 +699,60 @@ def test_the_api_answers_a_tb_it_cannot_read_with_400(client, query, error):
     response = client.get("/api/v1/aoristos/odds", query)
     assert response.status_code == 400
     assert error in response.json()["error"]
+
+
+def test_tray_shows_levels_beside_properties_and_the_chance_above_them(
+    client, gm, bob, alice, campaign, albert_in_campaign
+):
+    """Issue 26: the chance sat below 26 checkboxes without levels. Each property shows
+    the chosen character's level (RÖR under load), the odds box comes before the list,
+    and choosing another character brings its levels (out of band with the odds)."""
+    berit = Character.objects.create(
+        owner=bob, campaign=campaign, name="Berit",
+        attributes=ALBERT_ATTRIBUTES | {"alertness": 2}, skills={"wilderness": 4},
+    )
+    client.force_login(gm)
+    page = client.get(reverse("table:page", args=[campaign.pk])).content.decode()
+    # Albert comes first in the list, so his levels are shown.
+    assert 'data-testid="level-alertness">5</span>' in page
+    assert 'data-testid="level-wilderness">0</span>' in page
+    assert page.index('id="odds"') < page.index('name="properties"')
+    url = reverse("table:odds", args=[campaign.pk])
+    answer = client.get(url, {"mode": "test", "character": berit.pk}).content.decode()
+    assert ('<span class="level" id="level-alertness" data-testid="level-alertness" '
+            'hx-swap-oob="true">2</span>') in answer
+    assert 'id="level-wilderness" data-testid="level-wilderness" hx-swap-oob="true">4<' in answer
+    # A player sees no levels of a character they cannot roll for.
+    client.force_login(alice)
+    answer = client.get(url, {"mode": "test", "character": berit.pk}).content.decode()
+    assert 'hx-swap-oob="true">4<' not in answer
+    assert 'id="level-wilderness" data-testid="level-wilderness" hx-swap-oob="true"><' in answer
+
+
+@pytest.mark.parametrize(
+    ("typed", "hand", "mean", "rolled"),
+    [("2T6", "2B", 7.0, [3, 4]), ("2d6+1", "2B+1", 8.0, [3, 4]), ("1t6 − 1", "1B-1", 2.5, [3])],
+)
+def test_a_plain_roll_of_six_sided_dice_is_the_hand_of_base_dice(
+    alice_client, campaign, dice, typed, hand, mean, rolled
+):
+    """Issue 26: "2T6" was refused. Aoristos rolls only six-sided dice and a hand of base
+    dice alone sums them (p. 4), so nT6 is rolled as nB: its odds first, then the roll."""
+    alice_client.cookies["django_language"] = "en"
+    odds = alice_client.get(reverse("table:odds", args=[campaign.pk]),
+                            {"mode": "hand", "hand": typed}).context["odds"]
+    assert (odds["hand"], odds["mean"]) == (hand, pytest.approx(mean))
+    dice.queue = list(rolled)
+    response = alice_client.post(reverse("table:roll", args=[campaign.pk]),
+                                 {"mode": "hand", "hand": typed})
+    assert response.status_code == 302
+    event = RollEvent.objects.get()
+    assert (event.hand, event.dice) == (hand, rolled)
+
+
+def test_too_many_plain_dice_quote_what_was_typed(alice_client, campaign):
+    alice_client.cookies["django_language"] = "en"
+    response = alice_client.post(reverse("table:roll", args=[campaign.pk]),
+                                 {"mode": "hand", "hand": "7T6"}, headers={"HX-Request": "true"})
+    assert "“7T6” has too many dice: a hand rolls at most 6." in response.content.decode()
+    assert not RollEvent.objects.exists()

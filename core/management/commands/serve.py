@@ -46,6 +46,9 @@ class Command(BaseCommand):
             out.write(f"Listening on {host}:{port} only.")
         out.write("Stop with Ctrl+C.")
         sys.stdout.flush()
+        # The served site learns where it listens (settings.LISTEN_HOST): the invitation
+        # link names that address, not the LAN's, when it is 127.0.0.1 alone.
+        os.environ["LISTEN_HOST"] = host
         argv = granian_command(host, port, ssl_certfile=certfile, ssl_keyfile=keyfile)
         os.chdir(settings.BASE_DIR)
         os.execv(argv[0], argv)
