@@ -107,19 +107,22 @@ def fight_of(encounter: Encounter, membership) -> Fight:
     return Fight(encounter=encounter, started=started, prompts=prompts)
 
 
+def calls(prompt: dict, viewer, encounter: Encounter) -> bool:
+    """Whether a prompt calls this viewer: a player for their own combatant's, the GM for
+    an NPC's (the GM may answer a player's prompt, but is not called for it)."""
+    return bool(prompt.get("mine")) and (
+        prompt["for"] in viewer.controls
+        or (viewer.is_gm and prompt["for"] not in encounter.controllers)
+    )
+
+
 def summary(encounter: Encounter, viewer) -> tuple[bool, tuple[Prompt, ...]]:
     view = engine_of(encounter).view(folded(encounter).state, viewer)
     started = bool(view.get("started") or view.get("single")) and not view.get("ended")
     if view.get("ended"):
         return False, ()
     names = {c["id"]: c.get("name", "") for c in view.get("combatants", ())}
-    theirs = [
-        p for p in view.get("prompts", ())
-        if p.get("mine") and (
-            p["for"] in viewer.controls
-            or (viewer.is_gm and p["for"] not in encounter.controllers)
-        )
-    ]
+    theirs = [p for p in view.get("prompts", ()) if calls(p, viewer, encounter)]
     if not theirs:
         return started, ()
     opened_at = (

@@ -156,6 +156,8 @@ def page_context(request, encounter, membership, result=None, **extra) -> dict:
         result = services.folded(encounter, engine)
     viewer = services.viewer_for(encounter, membership)
     state = engine.view(result.state, viewer, services.stat_names(engine, encounter.campaign))
+    for prompt in state.get("prompts", ()):  # the page calls only the one it is for
+        prompt["calls"] = running.calls(prompt, viewer, encounter)
     for action in state.get("actions", ()):
         # An action button's command as hidden fields, built once here: the grid has a
         # dozen buttons and the panel is answered after every command.

@@ -173,7 +173,8 @@
     const state = panel();
     if (!state) return;
     watcher?.disconnect();
-    const sections = [...state.querySelectorAll(".prompt.mine")];
+    // Only a prompt that calls this viewer (its player, or the GM for an NPC's).
+    const sections = [...state.querySelectorAll(".prompt.mine.calls")];
     localItems = sections.map((section, index) => {
       if (!section.id) section.id = index === 0 ? "prompt" : `prompt-${index + 1}`;
       watcher?.observe(section);

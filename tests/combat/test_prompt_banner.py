@@ -3,6 +3,7 @@ list of prompts that wait for a member (table:prompts), only their own; the runn
 fights on the table and campaign pages; the fight lines of the table's log link to their
 fight. The scripted dice and `run` are tests/combat/conftest.py's."""
 
+import re
 from datetime import timedelta
 
 import pytest
@@ -170,3 +171,17 @@ def test_a_phobia_attack_finds_its_target_and_the_gm_hears_of_no_players_turn(
     for user in (bob, gm):
         text = banner(english(client, user), phobia_fight.campaign).content.decode()
         assert "prompt-banner-link" not in text
+
+
+def test_the_encounter_page_calls_only_the_one_a_prompt_is_for(client, phobia_fight, alice,
+                                                                 gm, run):
+    """A player's declare turn calls the player; the GM, who may act for everyone, sees
+    it without being called (issue 26): no `calls` mark on the GM's page."""
+    run(phobia_fight, gm, {"type": "start_round"})
+    run(phobia_fight, gm, {"type": "declare", "id": "c2", "actions": 0})  # then Jace
+    page = reverse("combat:page", args=[phobia_fight.pk])
+    gm_page = english(client, gm).get(page).content.decode()
+    player_page = english(client, alice).get(page).content.decode()
+    found = {page: re.findall(r'class="card prompt ([^"]*)"', text)
+             for page, text in (("gm", gm_page), ("player", player_page))}
+    assert found == {"gm": ["prompt-declare mine"], "player": ["prompt-declare mine calls"]}
