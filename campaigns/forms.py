@@ -4,6 +4,7 @@ from django.utils.translation import gettext_lazy as _
 
 from campaigns.models import AVAILABLE_SYSTEMS, JOIN_CODE_LENGTH, Campaign, RuleSystem
 from campaigns.services import MAX_NOTE
+from combat.forms import default_words, where_words
 from rules import RulesError
 from rules.system import MAX_HOUSE_TEXT, HouseRule
 
@@ -86,9 +87,10 @@ class CampaignForm(forms.ModelForm):
 def house_rule_field(rule: HouseRule, value) -> forms.Field:
     """A house rule as a form field: its name, and its default and the text it stands in
     for as help, marked as a house rule (rules.system.HouseRule)."""
+    plain = {"default": rule.default, "kind": rule.kind, "choices": rule.choices}
     help_text = gettext("House rule; default %(default)s (%(text)s).") % {
-        "default": rule.default,
-        "text": rule.text,
+        "default": default_words(plain),  # on/off, the choice's name, the number
+        "text": where_words(rule.text),
     }
     if rule.help:
         help_text += " " + gettext(rule.help)

@@ -364,3 +364,21 @@ def test_gm_brings_their_own_strong_character_through_the_same_request(gm, bob, 
     assert answer(gm, request, answer="accept", note="Spelledarens person.").status_code == 302
     grim.refresh_from_db()
     assert grim.campaign == small
+
+
+def test_a_campaign_house_rule_names_its_default_in_plain_words():
+    """Issue 26.7: the campaign's house rules say "on"/"off" and the choice's name, and
+    the excerpts' lines in the page's language, never a raw False or a key."""
+    from django.utils import translation
+
+    from campaigns.forms import house_rule_field
+    from rules.system import HouseRule
+
+    toggle = HouseRule("t", "A toggle", False, kind="bool", text="lines 1-2")
+    choice = HouseRule("c", "A choice", "b", kind="choice",
+                       choices=(("a", "First way"), ("b", "Second way")), text="s. 7")
+    with translation.override("en"):
+        assert house_rule_field(toggle, False).help_text.startswith(
+            "House rule; default off (lines 1-2)")
+        assert house_rule_field(choice, "a").help_text.startswith(
+            "House rule; default Second way (s. 7)")
