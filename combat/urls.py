@@ -17,6 +17,7 @@ urlpatterns = [
     path("encounters/<id:pk>/command/", views.encounter_command, name="command"),
     path("encounters/<id:pk>/add/", views.add_combatant, name="add"),
     path("encounters/<id:pk>/place/", views.place_forms, name="place"),
+    path("encounters/<id:pk>/add-forms/", views.add_forms, name="add_forms"),
     path("encounters/<id:pk>/preview/", views.attack_preview, name="preview"),
     path("api/v1/encounters/<id:pk>", api.encounter, name="api_encounter"),
     path("api/v1/encounters/<id:pk>/commands", api.command, name="api_command"),

@@ -5,7 +5,7 @@ server; the engine decides what is legal.
 
 import contextlib
 import re
-from functools import wraps
+from functools import cache, wraps
 
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
@@ -126,6 +126,16 @@ def form_attributes(url: str) -> str:
     )
 
 
+@cache
+def has_template(engine, name: str) -> bool:
+    """Whether the engine's system has its own template `name`."""
+    try:
+        get_template(f"{engine.template}/{name}")
+    except TemplateDoesNotExist:
+        return False
+    return True
+
+
 def engine_template(engine, name: str) -> str:
     """The engine's own template `name` ("_place.html", "_preview.html"); 404 when its
     system has none, for the page it renders does not exist there (T10 and Phobia place
@@ -190,8 +200,17 @@ def page_context(request, encounter, membership, result=None, **extra) -> dict:
         "preview_url": reverse("combat:preview", args=[encounter.pk]),
         **extra,
     }
-    # The forms that add combatants: while a fight is set up, or (T10) at any time.
-    if membership.is_gm and state.get("takes_newcomers", not state.get("started", True)):
+    # The forms that add combatants: while a fight is set up, or (T10) at any time; in a
+    # started Aoristos fight on demand (`add_forms`), unless a refused add is shown again.
+    newcomers = membership.is_gm and state.get("takes_newcomers", not state.get("started", True))
+    typed = context.get("typed") or {}
+    on_demand = (
+        state.get("started")
+        and not extra.get("add_forms")
+        and not any(key.startswith("add_") for key in typed)
+        and has_template(engine, "_add_forms.html")
+    )
+    if newcomers and not on_demand:
         items = services.catalogue(encounter.campaign_id, engine)
         context["weapons"] = sorted(items.get("weapon", {}).values(), key=lambda w: w.name)
         context["armour"] = sorted(items.get("armour", {}).values(), key=lambda a: a.name)
@@ -357,6 +376,19 @@ def place_forms(request, pk: int):
     encounter, membership = encounter_for(request, pk, gm=True)
     template = engine_template(services.engine_of(encounter), "_place.html")
     context = page_context(request, encounter, membership)
+    return render(request, template, context)
+
+
+@member_view
+@require_GET
+def add_forms(request, pk: int):
+    """The GM's forms that add a combatant to a started fight (opened on demand: they
+    are not rendered with every answer of the panel)."""
+    encounter, membership = encounter_for(request, pk, gm=True)
+    template = engine_template(services.engine_of(encounter), "_add_forms.html")
+    context = page_context(request, encounter, membership, add_forms=True)
+    if "weapons" not in context:  # the fight has ended, or takes nobody
+        raise Http404
     return render(request, template, context)
 
 
