@@ -75,3 +75,33 @@ def fight(encounter, albert_in_campaign, gm, alice, run):
                         "weapons": ["knife"], "right": "knife"})
     encounter.refresh_from_db()
     return encounter
+
+
+@pytest.fixture
+def phobia_fight(gm, alice, bob, run):
+    """A Phobia fight of Alice's Jace (TO 53) against a guard with TO 99, set up but not
+    started; Bob is the campaign's second player."""
+    from campaigns.models import Membership
+    from campaigns.services import campaign_create
+
+    campaign = campaign_create(gm=gm, name="Skuggorna", rule_system="phobia")
+    Membership.objects.create(campaign=campaign, user=alice, seat=1)
+    Membership.objects.create(campaign=campaign, user=bob, seat=2)
+    jace = Character.objects.create(
+        owner=alice, campaign=campaign, name="Jace", rule_system="phobia",
+        attributes={"strength": 12, "endurance": 10, "agility": 14, "personality": 9,
+                    "psyche": 13, "will": 14, "education": 8, "sight": 15, "hearing": 7,
+                    "luck": 10},
+        skills={"combat_experience": 13}, rolled={"calm": [3, 5]},
+    )
+    encounter = Encounter.objects.create(campaign=campaign, name="Gränden", system="phobia")
+    levels, derived = jace.combat_stats(campaign.house_rules)
+    block = services.engine_of(encounter).character_block(name="Jace", levels=levels,
+                                                          derived=derived)
+    run(encounter, gm, {**block, "character_id": jace.pk}, controller=alice.pk)
+    run(encounter, gm, {"type": "add_combatant", "name": "Vakten", "side": "b",
+                        "turn_order": 99, "weapon_name": "Kniv", "weapon_damage": 4,
+                        "weapon_type": "H", "weapon_skill": "combat_experience",
+                        "weapon_chance": 13})
+    encounter.refresh_from_db()
+    return encounter

@@ -9,8 +9,6 @@ import re
 import pytest
 from django.urls import reverse
 
-from campaigns.models import Membership
-from campaigns.services import campaign_create
 from characters.models import Character
 from combat import running, services
 from combat.models import CatalogueItem, Encounter
@@ -91,29 +89,6 @@ def test_a_fight_undone_to_before_its_start_is_not_started_again(
 # --- ending a fight: a second step in each system ------------------------------------------
 
 
-@pytest.fixture
-def phobia_fight(gm, alice, run):
-    """Jace (Alice's, TO 53) against a guard with TO 99, set up but not started."""
-    campaign = campaign_create(gm=gm, name="Skuggorna", rule_system="phobia")
-    Membership.objects.create(campaign=campaign, user=alice, seat=1)
-    jace = Character.objects.create(
-        owner=alice, campaign=campaign, name="Jace", rule_system="phobia",
-        attributes={"strength": 12, "endurance": 10, "agility": 14, "personality": 9,
-                    "psyche": 13, "will": 14, "education": 8, "sight": 15, "hearing": 7,
-                    "luck": 10},
-        skills={"combat_experience": 13}, rolled={"calm": [3, 5]},
-    )
-    encounter = Encounter.objects.create(campaign=campaign, name="Gränden", system="phobia")
-    levels, derived = jace.combat_stats(campaign.house_rules)
-    block = services.engine_of(encounter).character_block(name="Jace", levels=levels,
-                                                          derived=derived)
-    run(encounter, gm, {**block, "character_id": jace.pk}, controller=alice.pk)
-    run(encounter, gm, {"type": "add_combatant", "name": "Vakten", "side": "b",
-                        "turn_order": 99, "weapon_name": "Kniv", "weapon_damage": 4,
-                        "weapon_type": "H", "weapon_skill": "combat_experience",
-                        "weapon_chance": 13})
-    encounter.refresh_from_db()
-    return encounter
 
 
 PISTOL = {"key": "pistol", "name": "Pistol", "skill": "pistol", "close": 5, "normal": 25,

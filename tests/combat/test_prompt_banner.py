@@ -130,33 +130,6 @@ def test_the_banner_slot_is_on_the_campaigns_pages_only(client, fight, albert_in
     assert 'id="prompt-banner"' not in client.get(reverse("campaigns:list")).content.decode()
 
 
-@pytest.fixture
-def phobia_fight(gm, alice, bob, run):
-    """A Phobia fight: the guard (TO 99) acts before Alice's Jace."""
-    from campaigns.models import Membership
-    from campaigns.services import campaign_create
-    from combat import services
-
-    campaign = campaign_create(gm=gm, name="Skuggorna", rule_system="phobia")
-    Membership.objects.create(campaign=campaign, user=alice, seat=1)
-    Membership.objects.create(campaign=campaign, user=bob, seat=2)
-    jace = Character.objects.create(
-        owner=alice, campaign=campaign, name="Jace", rule_system="phobia",
-        attributes={"strength": 12, "endurance": 10, "agility": 14, "personality": 9,
-                    "psyche": 13, "will": 14, "education": 8, "sight": 15, "hearing": 7,
-                    "luck": 10},
-        skills={"combat_experience": 13}, rolled={"calm": [3, 5]},
-    )
-    encounter = Encounter.objects.create(campaign=campaign, name="Gränden", system="phobia")
-    levels, derived = jace.combat_stats(campaign.house_rules)
-    block = services.engine_of(encounter).character_block(name="Jace", levels=levels,
-                                                          derived=derived)
-    run(encounter, gm, {**block, "character_id": jace.pk}, controller=alice.pk)
-    run(encounter, gm, {"type": "add_combatant", "name": "Vakten", "side": "b",
-                        "turn_order": 99, "weapon_name": "Kniv", "weapon_damage": 4,
-                        "weapon_type": "H", "weapon_skill": "combat_experience",
-                        "weapon_chance": 13})
-    return encounter
 
 
 def test_a_phobia_attack_finds_its_target_and_the_gm_hears_of_no_players_turn(
