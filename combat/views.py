@@ -4,6 +4,7 @@ server; the engine decides what is legal.
 """
 
 import contextlib
+import math
 import re
 from functools import cache, wraps
 
@@ -16,6 +17,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.template import TemplateDoesNotExist
 from django.template.loader import get_template
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
@@ -23,7 +25,7 @@ from django.views.decorators.http import require_GET, require_POST
 from campaigns.access import get_campaign, get_membership
 from combat import running, services
 from combat.forms import EncounterForm
-from combat.models import Encounter, NpcTemplate
+from combat.models import CombatRecord, Encounter, NpcTemplate
 from combat.templatetags.aoristos_combat import translated
 from core.params import ascii_digits, strict_int
 from rules.engine import engine_for
@@ -198,6 +200,7 @@ def page_context(request, encounter, membership, result=None, **extra) -> dict:
             encounter.version,
         ),
         "preview_url": reverse("combat:preview", args=[encounter.pk]),
+        "prompt_left": prompt_left(encounter) if state.get("prompts") else None,
         **extra,
     }
     # The forms that add combatants: while a fight is set up, or (T10) at any time; in a
@@ -223,6 +226,21 @@ def page_context(request, encounter, membership, result=None, **extra) -> dict:
             for c in encounter.campaign.characters.with_levels().order_by("name", "pk")
         ]
     return context
+
+
+def prompt_left(encounter) -> int:
+    """Seconds until a prompt's offered default may be taken: PROMPT_TIMEOUT from the
+    record that opened it, as the server checks it (services.check_actor), so the page's
+    countdown goes on where it was after a reload or a new panel (issue 26)."""
+    opened = (
+        CombatRecord.objects.filter(encounter_id=encounter.pk, version=encounter.version)
+        .values_list("created_at", flat=True)
+        .first()
+    )
+    if opened is None:
+        return int(services.PROMPT_TIMEOUT.total_seconds())
+    waited = (timezone.now() - opened).total_seconds()
+    return max(0, math.ceil(services.PROMPT_TIMEOUT.total_seconds() - waited))
 
 
 @login_required

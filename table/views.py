@@ -1,3 +1,4 @@
+import hashlib
 from functools import wraps
 
 from django.contrib import messages
@@ -5,11 +6,11 @@ from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.http import HttpResponse, HttpResponseBadRequest
+from django.http import HttpResponse, HttpResponseBadRequest, HttpResponseNotModified
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.utils import timezone
-from django.utils.translation import gettext
+from django.utils.translation import get_language, gettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
@@ -276,12 +277,32 @@ def prompts(request, membership):
     arrives on a page with the live log, else every few seconds while the page is seen).
     A player learns only of their own prompts; the GM of the NPCs'."""
     now = timezone.now()
+    fights = running.fights(membership.campaign.pk, membership)
+    # What the answer says changes only with the fights' versions (the countdowns run on
+    # the page): a page that asks again with the tag of what it has gets 304, no render.
+    tag = '"{}"'.format(hashlib.blake2s(repr((
+        membership.pk, membership.role, get_language(),
+        [(fight.encounter.pk, fight.encounter.version) for fight in fights],
+    )).encode(), digest_size=8).hexdigest())
+    if request.headers.get("If-None-Match") == tag:
+        unchanged = HttpResponseNotModified()
+        unchanged["ETag"] = tag
+        return unchanged
     items = [
         {"prompt": prompt, "left": prompt.seconds_left(now)}
-        for prompt in running.waiting(membership.campaign.pk, membership)
+        for fight in fights
+        for prompt in fight.prompts
     ]
-    context = {"items": items, "is_gm": membership.is_gm}
-    return render(request, "table/_prompts.html", context)
+    context = {
+        "items": items,
+        "is_gm": membership.is_gm,
+        # The fights that are on, for the pages that link to them (a fight started while
+        # the table is open shows without a reload).
+        "running": [fight.encounter for fight in fights if fight.started],
+    }
+    answer = render(request, "table/_prompts.html", context)
+    answer["ETag"] = tag
+    return answer
 
 
 @login_required

@@ -58,6 +58,65 @@ def game_term(key: str) -> str:
         return GAME_TERMS[key]
     return ENGLISH_TERMS.get(key, GAME_TERMS[key])
 
+# Phobia's and T10's state and choice words (issue 26): the words their rules code writes
+# in Swedish (rules/phobia/combat/view.py, rules/t10/combat/view.py), English on an English
+# page. Terms that name a number on the sheet (Utmattning, Skada, Kroppsskydd, Blödningstakt,
+# Trauma, Smärta, TO, AP) stay Swedish in every language, as Aoristos' KP and ST do; so do a
+# Phobia injury's name and codes, which are the text's table. docs/rules/phobia.md and t10.md.
+OTHER_SYSTEMS_ENGLISH = {
+    # Phobia: areas (lines 944-1004), as AREA_NAMES capitalises them
+    "Ansikte": "Face",
+    "Skalle": "Skull",
+    "Hals": "Neck",
+    "Arm": "Arm",
+    "Bröstkorg": "Chest",
+    "Mage": "Belly",
+    "Underliv": "Groin",
+    "Ben": "Leg",
+    # Phobia: responses (lines 703-725) and the turn's choices
+    "Försvara sig": "Defend",
+    "Söka skydd": "Take cover",
+    "Fly": "Flee",
+    "Skjuta tillbaka": "Shoot back",
+    "Sikta och skjuta": "Aim and shoot",
+    "Avvakta": "Wait",
+    # Phobia: movement (lines 676-692) and the side an injury struck
+    "Förflytta sig": "Move",
+    "Springa": "Run",
+    "Spurta": "Sprint",
+    "vänster": "left",
+    "höger": "right",
+    # T10: stances ("Ställningar")
+    "Normal": "Normal",
+    "Färdigställning": "Ready",
+    "Anläggning": "Aimed",
+    # T10: actions ("Handlingar")
+    "Anfall": "Attack",
+    "Förflyttning": "Move",
+    "Kasta sig i skydd": "Dive for cover",
+    "Byta ställning": "Change stance",
+    "Byta eldgivningssätt": "Change fire mode",
+    "Ladda om": "Reload",
+    "Sjukvård": "First aid",
+    "Smärtstillande": "Painkillers",
+    "Minska utmattning": "Lower Utmattning",
+    "Färdighetsslag": "Skill roll",
+    "Handling": "Action",
+}
+
+
+@register.filter
+def word(swedish):
+    """A Phobia or T10 state or choice word (OTHER_SYSTEMS_ENGLISH) in the page's language:
+    as written on a Swedish page, English on an English one; anything else as it is."""
+    if swedish is None:
+        return ""
+    text = str(swedish)
+    if (get_language() or "sv").startswith("sv"):
+        return text
+    return OTHER_SYSTEMS_ENGLISH.get(text, text)
+
+
 WORDS = {
     "alertness_bonus": _("SIN bonus (round 1)"),
     "cp_bonus": _("KP bonus"),

@@ -82,7 +82,12 @@
     for (const form of document.querySelectorAll(".default-form[data-countdown]")) {
       if (timers.has(form)) continue;
       timers.add(form);
+      // The seconds left as the server counts them from the record that opened the prompt
+      // (a reload or a new panel goes on where it was).
       let left = Number(form.dataset.countdown);
+      // A page opened after the time ran out does not answer for its player at once: the
+      // other side may go on, and the player may still answer.
+      const ranHere = left > 0;
       const label = form.querySelector(".countdown");
       const tick = () => {
         if (!form.isConnected) return;
@@ -90,7 +95,7 @@
         if (left <= 0) {
           if (form.hasAttribute("data-wait")) {
             form.querySelector("button").disabled = false;
-          } else {
+          } else if (ranHere) {
             form.requestSubmit();
           }
           return;

@@ -6,7 +6,8 @@
 //
 // What waits comes from the server (table:prompts, only this user's). A page with the live
 // log asks when a combat record of another fight arrives (the encounter page follows its
-// own fight's panel); any other page asks every few seconds while it is seen.
+// own fight's panel); any other page asks every few seconds while it is seen. The answer
+// also lists the fights that are on, for the pages that link to them.
 
 (() => {
   const banner = document.getElementById("prompt-banner");
@@ -53,6 +54,7 @@
 
   // --- The server's list: prompts in the campaign's fights ----------------------------------
 
+  let tag = null; // the server's tag of the answer shown: unchanged answers are not sent
   let stopped = false;
   let inFlight = false;
   let again = false;
@@ -65,17 +67,21 @@
     }
     inFlight = true;
     try {
+      const headers = { Accept: "text/html" };
+      if (tag) headers["If-None-Match"] = tag;
       const response = await fetch(banner.dataset.url, {
         credentials: "same-origin",
-        headers: { Accept: "text/html" },
+        headers,
         cache: "no-store",
       });
       if (response.redirected || (response.status >= 400 && response.status < 500)) {
         stopped = true; // logged out or no longer a member: nothing to ask for
         return;
       }
-      if (!response.ok) return;
+      if (response.status === 304 || !response.ok) return; // 304: nothing has changed
+      tag = response.headers.get("ETag");
       remote.innerHTML = await response.text();
+      takeRunning();
       const fight = thisFight();
       remoteItems = [];
       for (const link of remote.querySelectorAll("a[data-key]")) {
@@ -101,6 +107,18 @@
         again = false;
         look();
       }
+    }
+  }
+
+  // The fights that are on come with the prompts: a page with a slot for them (table,
+  // campaign) shows a fight started while it is open, and drops one that ended.
+  const runningSlot = document.querySelector("[data-running-slot]");
+  function takeRunning() {
+    const fresh = remote.querySelector("template[data-running]");
+    if (!fresh) return;
+    fresh.remove();
+    if (runningSlot && runningSlot.innerHTML.trim() !== fresh.innerHTML.trim()) {
+      runningSlot.replaceChildren(fresh.content.cloneNode(true));
     }
   }
 
@@ -222,7 +240,15 @@
       here.append(li);
     }
     banner.hidden = !here.children.length && !remote.children.length;
+    keepBelowBanner();
   }
+
+  // What else sticks to the top (the table's pinned chance) sits below the banner.
+  function keepBelowBanner() {
+    const height = banner.hidden ? 0 : banner.offsetHeight;
+    document.documentElement.style.setProperty("--prompt-banner-height", `${height}px`);
+  }
+  if ("ResizeObserver" in window) new ResizeObserver(keepBelowBanner).observe(banner);
 
   function update() {
     const items = [...localItems, ...remoteItems];

@@ -47,6 +47,15 @@ def npc(name, x, alertness):
 
 @pytest.fixture
 def fight(django_user_model):
+    return make_fight(django_user_model, start=True)
+
+
+@pytest.fixture
+def unstarted(django_user_model):
+    return make_fight(django_user_model, start=False)
+
+
+def make_fight(django_user_model, start):
     gm = real_user(django_user_model, "spelledaren")
     players = [real_user(django_user_model, name) for name in ("albertsspelare", "beritsspelare")]
     campaign = campaign_create(gm=gm, name="Nattens kant")
@@ -73,7 +82,8 @@ def fight(django_user_model):
         run(block, controller=player.pk)
     run(npc("Torped", 1.0, 9))  # attacks Albert
     run(npc("Vakten", 11.0, 8))  # attacks Berit
-    run({"type": "start"})
+    if start:
+        run({"type": "start"})
     encounter.refresh_from_db()
     return encounter
 
@@ -185,6 +195,16 @@ def test_a_prompt_finds_its_player_on_the_encounter_page_and_on_the_table(
     assert berit.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     shot(berit, "02-berit-banner-on-the-table")
     screen(berit, "02-berit-screen")
+    # Scrolled down the tray's properties, the tray's pinned chance sits below the
+    # banner, not under it.
+    odds = berit.locator(".tray .modes + .odds")
+    berit.evaluate("""(odds) => window.scrollTo(0,
+        odds.getBoundingClientRect().top + window.scrollY + 300)""", odds.element_handle())
+    bar = berit.get_by_test_id("prompt-banner").bounding_box()
+    pinned = odds.bounding_box()
+    assert pinned["y"] >= bar["y"] + bar["height"] - 1, (bar, pinned)
+    assert bar["y"] <= 1  # the banner is stuck at the top, the chance below it
+    screen(berit, "02b-berit-tray-chance-below-the-banner")
     shot(gm, "03-gm-waits-for-berit")
 
     # Berit's player taps it: the fight opens with the prompt in view; they answer.
@@ -202,3 +222,29 @@ def test_a_prompt_finds_its_player_on_the_encounter_page_and_on_the_table(
     assert not gm_errors, gm_errors
     assert not albert_errors, albert_errors
     assert not berit_errors, berit_errors
+
+
+def test_a_fight_started_while_the_table_is_open_is_one_tap_away(
+    browser, site_server, unstarted, shot
+):
+    """The running-fight link comes with the prompts' answer: the table page (which asks
+    when a fight's record arrives) and the campaign page (which asks every few seconds)
+    show a fight the GM starts while they are open, without a reload."""
+    encounter_path = f"/encounters/{unstarted.pk}/"
+    gm, gm_errors = open_page(browser, site_server, "spelledaren", LAPTOP, encounter_path)
+    table, table_errors = open_page(browser, site_server, "beritsspelare", PHONE,
+                                    f"/campaigns/{unstarted.campaign_id}/table/")
+    campaign = table.context.new_page()
+    campaign.goto(f"{site_server.url}/campaigns/{unstarted.campaign_id}/")
+    for page in (table, campaign):
+        expect(page.get_by_test_id("running-fight")).to_have_count(0)
+    gm.get_by_test_id("start").click()
+    expect(gm.get_by_test_id("initiative").locator("li.active")).to_contain_text("Torped")
+    for page, wait in ((table, LIVE), (campaign, 6_000)):
+        running = page.get_by_test_id("running-fight")
+        expect(running).to_have_text(re.compile("(Strid pågår|Fight on): Bakgården"),
+                                     timeout=wait)
+        expect(running).to_have_attribute("href", encounter_path)
+    shot(table, "table-shows-the-started-fight")
+    assert table.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    assert gm_errors == table_errors == []

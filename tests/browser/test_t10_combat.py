@@ -291,6 +291,12 @@ def test_johan_throws_himself_into_cover_from_the_phone_with_saved_ap(
         f"{left} AP")
     expect(gm.get_by_test_id(f"ap-{s}")).to_have_text(f"{10 - GRENADE['attack_ap']} AP")
     expect(gm.get_by_test_id("combat-status")).to_contain_text("Soldat")
+    # The attack form kept what the GM chose and typed across the shot and the panels
+    # redrawn since (issue 26: the distance emptied after every shot).
+    form = gm.get_by_test_id(f"attack-form-{s}")
+    expect(form.get_by_test_id(f"attack-distance-{s}")).to_have_value(str(DISTANCE))
+    expect(form.get_by_test_id(f"attack-target-{s}")).to_have_value(j)
+    expect(form.locator("select[name=weapon]")).to_have_value("granat")
     # The soldier's options know it: a grenade at Johan now does no harm.
     at_johan = gm.get_by_test_id(f"attack-options-{s}").locator("tr").filter(has_text="Johan")
     expect(at_johan).to_contain_text("Handgranat E · 3 AP")

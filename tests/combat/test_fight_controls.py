@@ -9,9 +9,8 @@ import re
 import pytest
 from django.urls import reverse
 
-from characters.models import Character
 from combat import running, services
-from combat.models import CatalogueItem, Encounter
+from combat.models import Encounter
 from tests.combat.helpers import english, panel, post, state_of
 
 pytestmark = pytest.mark.django_db
@@ -89,37 +88,6 @@ def test_a_fight_undone_to_before_its_start_is_not_started_again(
 # --- ending a fight: a second step in each system ------------------------------------------
 
 
-
-
-PISTOL = {"key": "pistol", "name": "Pistol", "skill": "pistol", "close": 5, "normal": 25,
-          "maximum": 50, "single": True, "single_modifier": 0, "auto": False,
-          "auto_modifier": 0, "damage": 3, "attack_ap": 3, "reload_ap": 5, "stance_ap": 2,
-          "magazine": 8, "explosive": False, "damage_on_miss": False}
-GRENADE = {**PISTOL, "key": "granat", "name": "Handgranat", "skill": "throw", "normal": 15,
-           "maximum": 30, "damage": 6, "reload_ap": 0, "stance_ap": 1, "magazine": 0,
-           "explosive": True}
-
-
-@pytest.fixture
-def t10_fight(client, gm, alice, t10):
-    """Johan (Alice's) against a soldier with a hand grenade, set up but not started."""
-    for item in (PISTOL, GRENADE):
-        CatalogueItem.objects.create(campaign=t10, kind="weapon", key=item["key"], data=item)
-    johan = Character.objects.create(
-        owner=alice, campaign=t10, name="Johan", rule_system="t10",
-        attributes={"body": 0, "combat": -1, "mind": 0, "social": -2, "initiative": 2},
-        skills={"pistol": 2},
-    )
-    encounter = Encounter.objects.create(campaign=t10, name="Hamnen", system="t10")
-    english(client, gm)
-    for data in ({"source": "character", "character": johan.pk, "side": "a",
-                  "weapons": "pistol"},
-                 {"source": "block", "name": "Soldat", "side": "b", "initiative": "0",
-                  "stance": "aimed", "skill_throw": "1", "weapons": "granat"}):
-        added = post(client, encounter, data, "combat:add")
-        assert added.status_code == 200, added.content.decode()[:500]
-    encounter.refresh_from_db()
-    return encounter
 
 
 @pytest.mark.parametrize("which", ["fight", "phobia_fight", "t10_fight"])

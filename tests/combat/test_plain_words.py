@@ -12,7 +12,7 @@ from django.utils import translation
 
 from campaigns.services import campaign_create
 from combat.models import CatalogueItem
-from combat.templatetags.aoristos_combat import GAME_TERMS, term
+from combat.templatetags.aoristos_combat import GAME_TERMS, term, word
 from tests.combat.helpers import english
 
 pytestmark = pytest.mark.django_db
@@ -89,3 +89,47 @@ def test_game_state_is_english_on_an_english_page_and_swedish_on_a_swedish_one()
             "Stående", "Höger arm", "Bruten", "Blödningstakt"]
     with translation.override("en"):
         assert all(term(key) != swedish for key, swedish in GAME_TERMS.items() if key != "ok")
+
+
+def test_every_phobia_and_t10_state_word_has_its_english():
+    """Each state or choice word Phobia's and T10's rules code writes (areas, responses,
+    movement, sides; stances, actions) has an English word (issue 26): nothing of them
+    stays Swedish on an English page by being forgotten."""
+    from rules.phobia.combat import view as phobia
+    from rules.t10.combat import view as t10
+
+    written = {*phobia.AREA_NAMES.values(), *phobia.RESPONSE_NAMES.values(),
+               *phobia.SIDE_NAMES.values(), *filter(None, phobia.MOVE_NAMES.values()),
+               *t10.STANCE_NAMES.values(), *t10.ACTION_NAMES.values()}
+    with translation.override("en"):
+        missing = {w for w in written if word(w) == w and w not in ("Arm", "Normal")}
+    assert not missing, missing
+    with translation.override("sv"):
+        assert {word(w) for w in written} == written
+
+
+def test_a_phobia_fight_in_english_names_areas_and_responses_in_english(client, phobia_fight,
+                                                                          alice, gm, run):
+    run(phobia_fight, gm, {"type": "start_round"})
+    run(phobia_fight, gm, {"type": "declare", "id": "c2", "actions": 1})
+    run(phobia_fight, gm, {"type": "attack", "id": "c2", "target": "c1", "weapon": "Kniv",
+                           "area": "chest"})
+    page = reverse("combat:page", args=[phobia_fight.pk])
+    text = english(client, alice).get(page).content.decode()
+    assert "(Chest)" in text
+    assert "Bröstkorg" not in text
+    assert ">Defend" in text
+    assert "Försvara sig" not in text
+    client.cookies["django_language"] = "sv"
+    text = client.get(page).content.decode()
+    assert "(Bröstkorg)" in text
+    assert ">Försvara sig" in text
+
+
+def test_a_t10_fight_in_english_names_stances_and_actions_in_english(client, t10_fight):
+    page = reverse("combat:page", args=[t10_fight.pk])
+    text = client.get(page).content.decode()  # the fixture reads English as the GM
+    assert "Aimed" in text
+    assert "Anläggning" not in text
+    client.cookies["django_language"] = "sv"
+    assert "Anläggning" in client.get(page).content.decode()

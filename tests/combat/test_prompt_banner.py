@@ -81,6 +81,27 @@ def test_the_banner_counts_down_from_the_record_that_opened_the_prompt(client, d
     assert ">5 s<" in text or ">6 s<" in text
 
 
+def test_the_encounter_page_counts_down_from_the_record_too(client, duel, alice, bob):
+    """The page's own countdown (the target's default, the attacker's wait) goes on where
+    it was after a reload: the seconds left come from the record, not the page's load."""
+    page = reverse("combat:page", args=[duel.pk])
+
+    def countdowns(user):
+        text = english(client, user).get(page).content.decode()
+        return [int(n) for n in re.findall(r'class="default-form" data-countdown="(\d+)"',
+                                           text)]
+
+    assert countdowns(bob) == [20]
+    assert countdowns(alice) == [21]  # the attacker's "go on" opens a second later
+    CombatRecord.objects.filter(encounter=duel).update(
+        created_at=timezone.now() - timedelta(seconds=15))
+    assert countdowns(bob) in ([5], [6])
+    assert countdowns(alice) in ([6], [7])
+    CombatRecord.objects.filter(encounter=duel).update(
+        created_at=timezone.now() - timedelta(seconds=60))
+    assert countdowns(bob) == [0]
+
+
 def test_an_answered_prompt_leaves_the_banner(client, duel, bob, run, dice):
     dice.queue += [6, 6, 6, 6, 1, 6, 6, 6, 6, 6, 6, 6, 6, 6] * 3
     run(duel, bob, {"type": "vigilance", "id": "c2", "properties": []})
@@ -92,18 +113,20 @@ def test_running_fights_are_one_tap_away(client, fight, alice, gm, run, dice):
     campaign = reverse("campaigns:detail", args=[fight.campaign.pk])
     url = reverse("combat:page", args=[fight.pk])
     english(client, alice)
-    for page in (table, campaign):  # set up, not started: not on yet
+    prompts = reverse("table:prompts", args=[fight.campaign.pk])
+    for page in (table, campaign, prompts):  # set up, not started: not on yet
         assert "Fight on: Bakgården" not in client.get(page).content.decode()
     dice.queue += [1, 3]
     run(fight, gm, {"type": "start"})
     Encounter.objects.create(campaign=fight.campaign, name="Ännu ej", system="aoristos")
-    for page in (table, campaign):
+    # The prompts' answer brings the running fights to pages already open.
+    for page in (table, campaign, prompts):
         text = client.get(page).content.decode()
         assert "Fight on: Bakgården" in text
         assert f'href="{url}" data-testid="running-fight"' in text
         assert "Ännu ej" not in text
     run(fight, gm, {"type": "end"})
-    for page in (table, campaign):
+    for page in (table, campaign, prompts):
         assert "Fight on: Bakgården" not in client.get(page).content.decode()
 
 
@@ -158,3 +181,21 @@ def test_the_encounter_page_calls_only_the_one_a_prompt_is_for(client, phobia_fi
     found = {page: re.findall(r'class="card prompt ([^"]*)"', text)
              for page, text in (("gm", gm_page), ("player", player_page))}
     assert found == {"gm": ["prompt-declare mine"], "player": ["prompt-declare mine calls"]}
+
+
+def test_a_page_that_asks_again_gets_304_until_a_fight_changes(client, duel, bob, run, dice):
+    """A page that asks again with the tag of what it shows gets 304 (nothing to render
+    or send) until a fight's version changes; then the new answer with a new tag."""
+    english(client, bob)
+    first = banner(client, duel.campaign)
+    tag = first["ETag"]
+    again = client.get(reverse("table:prompts", args=[duel.campaign.pk]),
+                       headers={"If-None-Match": tag})
+    assert (again.status_code, again.content) == (304, b"")
+    dice.queue += [6, 6, 6, 6, 1, 6, 6, 6, 6, 6, 6, 6, 6, 6] * 3
+    run(duel, bob, {"type": "vigilance", "id": "c2", "properties": []})
+    changed = client.get(reverse("table:prompts", args=[duel.campaign.pk]),
+                         headers={"If-None-Match": tag})
+    assert changed.status_code == 200
+    assert changed["ETag"] != tag
+    assert "prompt-banner-link" not in changed.content.decode()
