@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip --disable-pip-version-check -q
 
-.PHONY: serve test test-unit test-browser bench lint messages clean help
+.PHONY: serve test test-unit test-browser bench lint messages vendor clean help
 
 help:
 	@echo "make serve   set up .venv, migrate, load demo data, serve on $(HOST):$(PORT)"
@@ -48,6 +48,11 @@ lint: $(VENV)/.test
 messages: $(VENV)/.runtime
 	$(PY) manage.py makemessages -l sv -l en --no-obsolete --ignore=.venv --ignore=staticfiles --ignore=tests
 	$(PY) manage.py compilemessages --ignore=.venv
+
+# Front-end libraries (vendor.json) from the npm registry into static/vendor/, checked
+# against the registry's integrity hash; the copies are committed (no network to serve).
+vendor: $(VENV)/.runtime
+	$(PY) scripts/vendor.py
 
 clean:
 	rm -rf $(VENV) staticfiles .pytest_cache

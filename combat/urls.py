@@ -19,6 +19,7 @@ urlpatterns = [
     path("encounters/<id:pk>/place/", views.place_forms, name="place"),
     path("encounters/<id:pk>/add-forms/", views.add_forms, name="add_forms"),
     path("encounters/<id:pk>/preview/", views.attack_preview, name="preview"),
+    path("encounters/<id:pk>/move-preview/", views.move_preview, name="move_preview"),
     path("api/v1/encounters/<id:pk>", api.encounter, name="api_encounter"),
     path("api/v1/encounters/<id:pk>/commands", api.command, name="api_command"),
     path("api/v1/encounters/<id:pk>/preview", api.preview, name="api_preview"),

@@ -11,7 +11,7 @@ from functools import cache, wraps
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
-from django.http import Http404
+from django.http import Http404, JsonResponse
 from django.middleware.csrf import get_token
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template import TemplateDoesNotExist
@@ -23,10 +23,10 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from campaigns.access import get_campaign, get_membership
-from combat import running, services
+from combat import battle_map, running, services
 from combat.forms import EncounterForm
 from combat.models import CombatRecord, Encounter, NpcTemplate
-from combat.templatetags.aoristos_combat import translated
+from combat.templatetags.aoristos_combat import refusal, translated
 from core.params import ascii_digits, strict_int
 from rules.engine import engine_for
 from rules.errors import RulesError
@@ -201,6 +201,9 @@ def page_context(request, encounter, membership, result=None, **extra) -> dict:
         ),
         "preview_url": reverse("combat:preview", args=[encounter.pk]),
         "prompt_left": prompt_left(encounter) if state.get("prompts") else None,
+        "map": battle_map.map_data(engine, state, result.state, viewer),
+        "map_preview_url": reverse("combat:move_preview", args=[encounter.pk]),
+        "map_words": battle_map.words(),
         **extra,
     }
     # The forms that add combatants: while a fight is set up, or (T10) at any time; in a
@@ -513,6 +516,47 @@ def attack_preview(request, pk: int):
     except RulesError as error:
         preview = {"ok": False, "why": translated(error)}
     return render(request, template, {"preview": preview})
+
+
+@member_view
+@require_GET
+def move_preview(request, pk: int):
+    """A move's exact cost before it is made (the battle map's tap): JSON of the engine's
+    preview, or 400 {"error": ...} for a point the query does not name well."""
+    encounter, membership = encounter_for(request, pk)
+    engine = services.engine_of(encounter)
+    viewer = services.viewer_for(encounter, membership)
+    combatant_id = request.GET.get("id")
+    if not previews_for(viewer, combatant_id):
+        raise PermissionDenied
+    try:
+        x, y = (float(request.GET.get(name, "")) for name in ("x", "y"))
+    except ValueError:
+        return JsonResponse({"error": _("x and y must be numbers of metres")}, status=400)
+    if not all(math.isfinite(v) and abs(v) <= MAP_LIMIT for v in (x, y)):
+        return JsonResponse({"error": _("x and y must be numbers of metres")}, status=400)
+    state = services.folded(encounter, engine).state
+    try:
+        preview = battle_map.move_preview(engine, state, combatant_id, round(x, 2), round(y, 2))
+    except RulesError as error:
+        return JsonResponse({"error": translated(error)}, status=400)
+    refused = preview.get("refused")
+    return JsonResponse({
+        **preview,
+        "refused": refusal(refused["message"], refused.get("params") or {},
+                           filled(refused["message"], refused.get("params") or {}))
+        if refused else None,
+    })
+
+
+MAP_LIMIT = 10_000  # metres from the origin a map point may name
+
+
+def filled(template_: str, params: dict) -> str:
+    try:
+        return template_.format(**params)
+    except (KeyError, IndexError, ValueError):
+        return template_
 
 
 def previews_for(viewer, combatant_id) -> bool:

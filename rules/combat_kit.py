@@ -570,6 +570,11 @@ class SystemCombat:
     def preview(
         self, state, command, viewer: Viewer = GM_VIEW, names: Mapping[str, str] | None = None
     ) -> dict:
+        """An attack's odds and costs; a move's KP where the system previews moves (its
+        views' `move_preview`: Aoristos, p. 6-7, 10-11). Anything else is refused."""
+        move = getattr(self._commands, "Move", None)
+        if move is not None and isinstance(command, move) and hasattr(self._views, "move_preview"):
+            return self._views.move_preview(state, command.id, command.x, command.y)
         if not isinstance(command, self._commands.Attack):
             raise RulesError("only attacks have a preview")
         return self._views.attack_preview(state, command, viewer, **self._named(names))

@@ -11,6 +11,7 @@ from rules.aoristos.combat import events as E
 from rules.aoristos.combat import figures as F
 from rules.aoristos.combat.state import (
     UNARMED,
+    Combatant,
     Encounter,
     Escape,
     Extended,
@@ -29,12 +30,20 @@ def spend(state: Encounter, cid: str, cost: int, **changes) -> Encounter:
     return state.put(c.with_(cp=max(0, c.cp - cost), **changes))
 
 
+def trail(c: Combatant, x: float, y: float) -> tuple[tuple[float, float], ...]:
+    """The round's path of `c` with the point it moves to: from where it stood first."""
+    return (*(c.path or ((c.x, c.y),)), (x, y))
+
+
 def evolve(state: Encounter, event) -> Encounter:
     kind = type(event)
     if kind is E.CombatantAdded:
         return state.joined(event.combatant)
     if kind is E.CombatantUpdated:
-        return state.put(combatant(state, event.id).with_(**dict(event.changes)))
+        changes = dict(event.changes)
+        if "x" in changes or "y" in changes:  # placed by the GM: no trail to it
+            changes["path"] = ()
+        return state.put(combatant(state, event.id).with_(**changes))
     if kind is E.CombatantRemoved:
         return state.without(event.id)
     if kind is E.SurpriseSet:
@@ -67,7 +76,7 @@ def evolve(state: Encounter, event) -> Encounter:
             state,
             round=event.round,
             turn=-1,
-            combatants=tuple(c.with_(moved=0.0) for c in state.combatants),
+            combatants=tuple(c.with_(moved=0.0, path=()) for c in state.combatants),
         )
     if kind is E.ActivationStarted:
         c = combatant(state, event.id)
@@ -83,6 +92,7 @@ def evolve(state: Encounter, event) -> Encounter:
             "y": event.y,
             "moved": round(c.moved + event.distance, 2),
             "moved_since_activation": True,
+            "path": trail(c, event.x, event.y),
         }
         if state.escape is not None and state.escape.mover == event.id:
             state = changed(state, escape=None)
@@ -159,6 +169,7 @@ def evolve(state: Encounter, event) -> Encounter:
                     y=event.move_to[1],
                     moved=round(c.moved + event.moved, 2),
                     moved_since_activation=True,
+                    path=trail(c, *event.move_to),
                 )
             )
         return state

@@ -7,6 +7,8 @@ Commands: Move, ChangePosture (and an escape's Proceed or Abort: see `attacks`).
 """
 
 import math
+import random
+from dataclasses import dataclass
 
 from rules.aoristos.combat import commands as C
 from rules.aoristos.combat import events as E
@@ -25,6 +27,7 @@ from rules.aoristos.combat.state import POSTURES, Combatant, Encounter
 from rules.aoristos.dice import Purpose, roll
 from rules.aoristos.success import test_hand
 from rules.combat_kit import combatant, refuse
+from rules.errors import RulesError
 from rules.errors import gettext_noop as _
 
 
@@ -38,29 +41,59 @@ def _move(state: Encounter, cmd: C.Move, rng):
     return move_events(state, c, cmd, rng)
 
 
+@dataclass(frozen=True)
+class MovePlan:
+    """What a move of `c` to a point comes to before any die (p. 7, 10): its metres
+    (rounded to the centimetre, as the engine counts them), the posture it is paid in
+    (standing on a broken leg moves as sitting, p. 14), its KP (None: too far this
+    round), the round's limit in metres (2 × Förflyttning standing, Förflyttning sitting
+    or lying) and the foes in melee it escapes (p. 10)."""
+
+    metres: float
+    posture: str
+    cost: int | None
+    limit: int
+    escaping: tuple[Combatant, ...]
+
+
+def moving_posture(c: Combatant) -> str:
+    """The posture a move is paid in: one cannot stand on a broken leg (p. 14)."""
+    return c.posture if legs_ok(c) or c.posture != "standing" else "sitting"
+
+
+def move_plan(state: Encounter, c: Combatant, x: float, y: float) -> MovePlan:
+    """The arithmetic of a move of `c` to (x, y), shared by `move_events` and
+    `move_preview`: nothing is refused here (a plan of 0 m or with no cost is)."""
+    metres = round(math.hypot(x - c.x, y - c.y), 2)
+    posture = moving_posture(c)
+    cost = None
+    if metres > 0:
+        cost = F.movement_cost(
+            metres,
+            agility=c.agility,
+            movement=effective_movement(c),
+            moved_before=c.moved,
+            by_round_total=state.house.movement_by_round_total,
+            posture=posture,
+        )
+    limit = 2 * effective_movement(c) if posture == "standing" else effective_movement(c)
+    return MovePlan(metres, posture, cost, limit, tuple(leaving_melee(state, c, x, y)))
+
+
 def move_events(state: Encounter, c: Combatant, cmd: C.Move, rng, prepaid: bool = False):
-    metres = round(math.hypot(cmd.x - c.x, cmd.y - c.y), 2)
+    plan = move_plan(state, c, cmd.x, cmd.y)
+    metres, cost = plan.metres, plan.cost
     if metres <= 0:
         refuse(_("that is where they already are"), "no_move")
-    posture = c.posture if legs_ok(c) or c.posture != "standing" else "sitting"
-    cost = F.movement_cost(
-        metres,
-        agility=c.agility,
-        movement=effective_movement(c),
-        moved_before=c.moved,
-        by_round_total=state.house.movement_by_round_total,
-        posture=posture,
-    )
     if cost is None:
-        limit = 2 * effective_movement(c) if posture == "standing" else effective_movement(c)
         refuse(
             _("{name} can move at most {limit} m this round ({moved:g} m moved already)"),
             "too_far",
             name=c.name,
-            limit=limit,
+            limit=plan.limit,
             moved=c.moved,
         )
-    escaping = leaving_melee(state, c, cmd.x, cmd.y)
+    escaping = list(plan.escaping)
 
     def done():
         paid = 0 if prepaid else cost
@@ -143,6 +176,109 @@ def watch_triggers(state: Encounter, mover_id: str) -> list:
         ):
             out.append(E.ReactionCalled("overwatch", watcher.id, mover.id))
     return out
+
+
+# What the map shows before a move (p. 6-7, 10-11) -----------------------------------------
+
+
+def move_preview(state: Encounter, cid: str, x: float, y: float) -> dict:
+    """What a Move of `cid` to (x, y) would come to, exact by construction: refused when
+    the engine's own `decide` refuses it (`refused`: the error's code, untranslated
+    template and params), its KP by `move_plan` (p. 7) and paid as `pay` pays them: now,
+    or begun as an extended activity with the rest owed (p. 6); the foes it escapes
+    with an opposed RÖR test first (p. 10), and the watchers whose sphere it enters (p.
+    11; called only once the move is made, after an escape that went well). The numbers
+    are given for a refused move too, where they can be counted."""
+    from rules.aoristos.combat.engine import decide  # the engine imports this module
+
+    refused = None
+    try:
+        decide(state, C.Move(cid, x, y), random.Random(0))
+    except RulesError as error:
+        refused = {
+            "code": error.code,
+            "message": error.template or str(error),
+            "params": dict(error.params),
+        }
+    out = {
+        "id": cid,
+        "x": x,
+        "y": y,
+        "metres": 0.0,
+        "cost": None,
+        "cp": 0,
+        "extended": False,
+        "now": 0,
+        "later": 0,
+        "escape": [],
+        "watchers": [],
+        "refused": refused,
+    }
+    c = state.get(cid)
+    if c is None:
+        return out
+    plan = move_plan(state, c, x, y)
+    cost = plan.cost
+    there = state.put(c.with_(x=x, y=y))
+    out.update(
+        metres=plan.metres,
+        cost=cost,
+        cp=c.cp,
+        extended=cost is not None and cost > c.cp,
+        now=0 if cost is None else min(cost, max(c.cp, 0)),
+        later=0 if cost is None else max(0, cost - max(c.cp, 0)),
+        escape=[o.id for o in plan.escaping],
+        watchers=[r.who for r in watch_triggers(there, c.id)],
+    )
+    return out
+
+
+def move_bands(state: Encounter, c: Combatant) -> list[dict]:
+    """The KP of a move of `c` from where it stands, by its distance in metres (as the
+    engine counts them, to the centimetre): ascending bands ``{"upto": m, "cost": kp}``,
+    a move of d metres costing the first band's KP whose `upto` is at least d. The
+    steps are exact: standing, where the metres counted (the round's total, or the move's
+    own by the house rule) pass RÖR, FÖR and FÖR + k·RÖR (p. 7); sitting or lying, every
+    started metre. The last `upto` is the farthest `c` can go this round (2 × FÖR
+    standing, FÖR sitting or lying, less what it moved already). Empty when it cannot
+    move at all. Escapes, overwatch and extended activities are not in it."""
+    movement = effective_movement(c)
+    agility = c.agility
+    by_total = state.house.movement_by_round_total
+    posture = moving_posture(c)
+    if posture != "standing":
+        farthest = round(movement - c.moved, 2)
+        steps = list(range(1, math.ceil(farthest))) if farthest > 0 else []
+    else:
+        cap = 2 * movement if agility > 0 else movement  # the metres one move may count
+        marks = [agility, movement]
+        while agility > 0 and marks[-1] + agility < cap:
+            marks.append(marks[-1] + agility)
+        if by_total:
+            farthest = round(cap - c.moved, 2)
+            steps = [round(mark - c.moved, 2) for mark in marks]
+        else:
+            farthest = round(min(cap, 2 * movement - c.moved), 2)
+            steps = marks
+    if farthest < 0.01:
+        return []
+    bands: list[dict] = []
+    for upto in (*sorted({s for s in steps if 0 < s < farthest}), farthest):
+        cost = F.movement_cost(
+            upto,
+            agility=agility,
+            movement=movement,
+            moved_before=c.moved,
+            by_round_total=by_total,
+            posture=posture,
+        )
+        if cost is None:  # not reached: the limit above is the rule's
+            break
+        if bands and bands[-1]["cost"] == cost:
+            bands[-1]["upto"] = upto
+        else:
+            bands.append({"upto": upto, "cost": cost})
+    return bands
 
 
 def _posture(state: Encounter, cmd: C.ChangePosture, rng):

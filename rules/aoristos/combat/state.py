@@ -97,6 +97,9 @@ class Combatant:
     conscious: bool = True
     alive: bool = True
     moved: float = 0.0  # metres this round, vigilance moves included
+    # The points it moved through this round (the map's trail), from where it stood when it
+    # first moved; vigilance moves included, emptied at a new round and when the GM places it.
+    path: tuple[tuple[float, float], ...] = ()
     moved_since_activation: bool = False  # for "stationary" aim (p. 8)
     wound_up: str | None = None  # the weapon whose UL is paid for its next attack
     range_aim: int = 0

@@ -21,6 +21,8 @@ from rules.aoristos.combat.attacks import (
 )
 from rules.aoristos.combat.fold import evolve
 from rules.aoristos.combat.gear import LIMBS
+from rules.aoristos.combat.movement import move_bands
+from rules.aoristos.combat.movement import move_preview as move_preview  # the engine's preview
 from rules.aoristos.combat.outcome import hit_chance, odds
 from rules.aoristos.combat.reading import effective_movement, needs_ammo
 from rules.aoristos.combat.state import POSTURES, UNARMED, Combatant, Encounter, PendingAttack
@@ -66,6 +68,16 @@ def combatant_view(state: Encounter, c: Combatant, viewer: Viewer) -> dict:
         "held": [(c.weapon(k) or UNARMED).name for k in c.held],
         "controlled": viewer.is_gm or c.id in viewer.controls,
         "numbers": sees_numbers(c, viewer),
+        # The round's trail on the map (positions are public) and, for who commands the
+        # active combatant, what a move costs by its distance (p. 7).
+        "path": [[x, y] for x, y in c.path],
+        "move_bands": (
+            move_bands(state, c)
+            if active is not None
+            and active.id == c.id
+            and (viewer.is_gm or c.id in viewer.controls)
+            else None
+        ),
     }
     if sees_numbers(c, viewer):
         data.update(

@@ -1,0 +1,431 @@
+// The battle map (issue 27): the fight seen from above, in metres, at the top of the
+// encounter page. It draws what the panel's JSON block (#map-data, combat/battle_map.py)
+// says after every panel the stream or a command brings, so it stays in step with the
+// fight; a moved token glides. Tapping a point on your activation asks the server what a
+// move there costs (the engine's own preview) and offers "Move here (n KP)"; tapping a foe
+// chooses it in the attack form below, whose exact preview the map shows with its button.
+// The GM drags tokens to place them. Pan and zoom: @panzoom/panzoom (static/vendor/).
+// Everything here can be done with the forms below too (keyboard, screen readers).
+
+(() => {
+  const section = document.getElementById("battle-map");
+  if (!section || !window.Panzoom) return;
+  const NS = "http://www.w3.org/2000/svg";
+  const svg = section.querySelector(".map-svg");
+  const pan = section.querySelector(".map-pan");
+  const viewport = section.querySelector(".map-viewport");
+  const sheet = section.querySelector(".map-sheet");
+  const scale = section.querySelector(".map-legend");
+  const commandForm = section.querySelector(".map-command");
+  const words = JSON.parse(document.getElementById(section.dataset.wordsId)?.textContent || "{}");
+  const MARGIN = 4; // metres around the combatants
+  const MIN_SIZE = 16; // metres: the smallest square the map shows
+  const TAP = 8; // px a pointer may travel and still be a tap
+
+  const panzoom = window.Panzoom(pan, {
+    maxScale: 8,
+    minScale: 0.5,
+    step: 0.4,
+    excludeClass: "map-drag",
+    cursor: "grab",
+  });
+  viewport.addEventListener("wheel", (event) => panzoom.zoomWithWheel(event));
+  section.querySelector("[data-zoom=in]").addEventListener("click", () => panzoom.zoomIn());
+  section.querySelector("[data-zoom=out]").addEventListener("click", () => panzoom.zoomOut());
+  section.querySelector("[data-zoom=fit]").addEventListener("click", () => panzoom.reset());
+
+  const layer = (name) => {
+    const g = document.createElementNS(NS, "g");
+    g.setAttribute("class", name);
+    svg.append(g);
+    return g;
+  };
+  const grid = layer("map-grid");
+  const rings = layer("map-rings");
+  const trails = layer("map-trails");
+  const plan = layer("map-plan");
+  const tokens = layer("map-tokens");
+
+  function el(name, attrs, parent) {
+    const node = document.createElementNS(NS, name);
+    for (const [key, value] of Object.entries(attrs)) node.setAttribute(key, value);
+    parent?.append(node);
+    return node;
+  }
+
+  let data = null;
+  let box = null; // the viewBox in metres: {x, y, w, h}
+  let chosen = null; // {kind: "point", x, y} or {kind: "foe", id}
+
+  const fmt = (n) =>
+    Number(n).toLocaleString(document.documentElement.lang || undefined, { maximumFractionDigits: 1 });
+  const byId = (id) => data?.combatants.find((c) => c.id === id);
+  const activeOne = () => (data?.active ? byId(data.active) : null);
+
+  // --- The plane: its box, grid and scale -----------------------------------------------------
+
+  function fitBox() {
+    const points = data.combatants.flatMap((c) => [[c.x, c.y], ...c.path]);
+    if (!points.length) points.push([0, 0]);
+    let [x0, y0, x1, y1] = [Infinity, Infinity, -Infinity, -Infinity];
+    for (const [x, y] of points) {
+      x0 = Math.min(x0, x);
+      y0 = Math.min(y0, y);
+      x1 = Math.max(x1, x);
+      y1 = Math.max(y1, y);
+    }
+    const size = Math.max(MIN_SIZE, x1 - x0 + 2 * MARGIN, y1 - y0 + 2 * MARGIN);
+    const cx = (x0 + x1) / 2;
+    const cy = (y0 + y1) / 2;
+    return {
+      x: Math.floor(cx - size / 2),
+      y: Math.floor(cy - size / 2),
+      w: Math.ceil(size),
+      h: Math.ceil(size),
+    };
+  }
+
+  function inside(b, c) {
+    return c.x > b.x + 1 && c.x < b.x + b.w - 1 && c.y > b.y + 1 && c.y < b.y + b.h - 1;
+  }
+
+  function drawGrid() {
+    grid.replaceChildren();
+    el("rect", { x: box.x, y: box.y, width: box.w, height: box.h, class: "map-ground" }, grid);
+    for (let x = box.x; x <= box.x + box.w; x += 1) {
+      el("line", { x1: x, y1: box.y, x2: x, y2: box.y + box.h, class: x % 5 === 0 ? "major" : "minor" }, grid);
+    }
+    for (let y = box.y; y <= box.y + box.h; y += 1) {
+      el("line", { x1: box.x, y1: y, x2: box.x + box.w, y2: y, class: y % 5 === 0 ? "major" : "minor" }, grid);
+    }
+    // A 5 m scale bar in the corner.
+    const sx = box.x + 1;
+    const sy = box.y + box.h - 1;
+    el("path", { d: `M${sx} ${sy - 0.4}V${sy}H${sx + 5}V${sy - 0.4}`, class: "map-scale" }, grid);
+    const label = el("text", { x: sx + 2.5, y: sy - 0.6, class: "map-scale-label" }, grid);
+    label.textContent = "5 m";
+    svg.setAttribute("viewBox", `${box.x} ${box.y} ${box.w} ${box.h}`);
+    scale.textContent = words.scale || "";
+  }
+
+  // --- Tokens, trails and rings --------------------------------------------------------------
+
+  const SHAPES = [
+    () => el("circle", { r: 0.55 }),
+    () => el("rect", { x: -0.5, y: -0.5, width: 1, height: 1 }),
+    () => el("path", { d: "M0 -0.62L0.6 0.45H-0.6Z" }),
+    () => el("path", { d: "M0 -0.65L0.65 0L0 0.65L-0.65 0Z" }),
+  ];
+
+  function tokenOf(c) {
+    let g = tokens.querySelector(`[data-id="${CSS.escape(c.id)}"]`);
+    if (!g) {
+      g = el("g", { "data-id": c.id, "data-testid": `token-${c.id}` }, tokens);
+      g.append(SHAPES[c.shape % SHAPES.length]());
+      g.firstChild.setAttribute("class", "map-shape");
+      el("text", { class: "map-initials", y: 0.05 }, g);
+      el("title", {}, g);
+      el("text", { class: "map-name", y: 1.25 }, g);
+    }
+    return g;
+  }
+
+  function drawTokens() {
+    const seen = new Set();
+    for (const c of data.combatants) {
+      seen.add(c.id);
+      const g = tokenOf(c);
+      const status = !c.alive ? "dead" : !c.conscious ? "down" : "";
+      const classes = ["map-token", `side-${c.shape}`, `posture-${c.posture}`];
+      if (status) classes.push(status);
+      if (c.active) classes.push("active");
+      if (c.prompt) classes.push("prompt");
+      if (data.is_gm) classes.push("map-drag");
+      if (chosen?.kind === "foe" && chosen.id === c.id) classes.push("chosen");
+      g.setAttribute("class", classes.join(" "));
+      g.style.transform = `translate(${c.x}px, ${c.y}px)`;
+      g.querySelector(".map-initials").textContent = c.initials;
+      g.querySelector(".map-name").textContent = c.name;
+      const notes = [c.side, c.posture_name || c.posture];
+      if (c.active) notes.push(words.you);
+      if (c.prompt) notes.push(words.prompt);
+      if (status === "dead") notes.push(words.dead);
+      if (status === "down") notes.push(words.down);
+      g.querySelector("title").textContent = `${c.name} (${notes.join(", ")}) ${fmt(c.x)}, ${fmt(c.y)} m`;
+    }
+    for (const g of [...tokens.children]) if (!seen.has(g.dataset.id)) g.remove();
+  }
+
+  function drawTrails() {
+    trails.replaceChildren();
+    for (const c of data.combatants) {
+      if (c.path.length < 2) continue;
+      el("polyline", {
+        points: c.path.map(([x, y]) => `${x},${y}`).join(" "),
+        class: `map-trail side-${c.shape}`,
+        "data-testid": `trail-${c.id}`,
+      }, trails);
+    }
+  }
+
+  function drawRings() {
+    rings.replaceChildren();
+    const me = activeOne();
+    if (me && data.acting) {
+      // The move's cost bands: every point within a ring costs its KP (or less).
+      let inner = 0;
+      for (const band of me.bands) {
+        el("circle", { cx: me.x, cy: me.y, r: band.upto, class: "map-band" }, rings);
+        const label = el("text", { x: me.x, y: me.y - band.upto + 0.6, class: "map-band-label" }, rings);
+        label.textContent = `${band.cost} ${words.kp || "KP"}`;
+        inner = band.upto;
+      }
+      if (me.bands.length) {
+        // Beyond the last band: out of reach this round (shaded).
+        const far = Math.max(box.w, box.h) * 2;
+        el("path", {
+          d: `M${me.x - far} ${me.y - far}h${2 * far}v${2 * far}h${-2 * far}Z` +
+            `M${me.x + inner} ${me.y}a${inner} ${inner} 0 1 0 ${-2 * inner} 0a${inner} ${inner} 0 1 0 ${2 * inner} 0Z`,
+          class: "map-unreachable",
+          "fill-rule": "evenodd",
+          "data-testid": "map-unreachable",
+        }, rings);
+      }
+      el("circle", { cx: me.x, cy: me.y, r: data.reach, class: "map-reach" }, rings);
+      if (chosen?.kind === "foe") {
+        // The range steps: the malus grows with every started 10 m (p. 10).
+        const foe = byId(chosen.id);
+        const d = foe ? Math.hypot(foe.x - me.x, foe.y - me.y) : 0;
+        for (let r = 10; r <= Math.min(d + 10, 200); r += 10) {
+          el("circle", { cx: me.x, cy: me.y, r, class: "map-range" }, rings);
+        }
+      }
+    }
+    for (const w of data.watch) {
+      el("circle", { cx: w.x, cy: w.y, r: w.r, class: "map-watch", "data-testid": `watch-${w.id}` }, rings);
+    }
+  }
+
+  function draw() {
+    const fresh = JSON.parse(document.getElementById("map-data")?.textContent || "null");
+    if (!fresh) return;
+    data = fresh;
+    if (!box || data.combatants.some((c) => !inside(box, c))) {
+      box = fitBox();
+      drawGrid();
+    }
+    // Where everyone is, for tests and tools: "c1:3,0 c2:6,2".
+    svg.dataset.positions = data.combatants.map((c) => `${c.id}:${c.x},${c.y}`).join(" ");
+    drawTrails();
+    drawTokens();
+    drawRings();
+    if (chosen?.kind === "point" && !data.acting) clearChoice();
+  }
+
+  // --- Taps: a point to move to, a foe to attack ----------------------------------------------
+
+  function metresAt(event) {
+    // The screen's matrix covers the viewBox's fit and the pan and zoom around it.
+    const point = new DOMPoint(event.clientX, event.clientY).matrixTransform(svg.getScreenCTM().inverse());
+    const { x, y } = point;
+    // Half metres, as the typed fields step.
+    return [Math.round(x * 2) / 2 || 0, Math.round(y * 2) / 2 || 0]; // never −0
+  }
+
+  function clearChoice() {
+    chosen = null;
+    plan.replaceChildren();
+    sheet.replaceChildren();
+    sheet.hidden = true;
+    drawTokens();
+  }
+
+  let previewAsked = 0;
+  async function choosePoint(x, y) {
+    const me = activeOne();
+    if (!me || !data.acting) return;
+    chosen = { kind: "point", x, y };
+    drawTokens();
+    plan.replaceChildren();
+    el("line", { x1: me.x, y1: me.y, x2: x, y2: y, class: "map-path", "data-testid": "map-path" }, plan);
+    el("circle", { cx: x, cy: y, r: 0.3, class: "map-target" }, plan);
+    const asked = ++previewAsked;
+    const url = new URL(section.dataset.previewUrl, window.location.href);
+    url.search = new URLSearchParams({ id: me.id, x, y }).toString();
+    let answer;
+    try {
+      const response = await fetch(url, { credentials: "same-origin", headers: { Accept: "application/json" } });
+      answer = await response.json();
+    } catch {
+      return;
+    }
+    if (asked !== previewAsked || chosen?.kind !== "point") return;
+    sheet.replaceChildren();
+    sheet.hidden = false;
+    const head = document.createElement("p");
+    head.className = "map-sheet-head";
+    head.textContent = `${fmt(answer.metres ?? Math.hypot(x - me.x, y - me.y))} m → (${fmt(x)}; ${fmt(y)})`;
+    sheet.append(head);
+    if (answer.error || answer.refused) {
+      const why = document.createElement("p");
+      why.className = "map-refused";
+      why.dataset.testid = "map-refused";
+      why.textContent = `${words.cannot}: ${answer.refused || answer.error}`;
+      sheet.append(why);
+      plan.firstChild?.classList.add("refused");
+      return;
+    }
+    const notes = [];
+    if (answer.extended) {
+      notes.push(words.extended.replace("%(now)s", answer.now).replace("%(later)s", answer.later));
+    }
+    if (answer.escape?.length) notes.push(words.escape);
+    if (answer.watchers?.length) notes.push(words.watch);
+    for (const note of notes) {
+      const p = document.createElement("p");
+      p.className = "map-note";
+      p.textContent = note;
+      sheet.append(p);
+    }
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "primary";
+    button.dataset.testid = "map-move";
+    button.textContent = `${words.moveHere} (${answer.cost} ${words.kp || "KP"})`;
+    button.addEventListener("click", () => send({ type: "move", id: me.id, x, y }));
+    sheet.append(button);
+  }
+
+  function attackForm() {
+    return document.querySelector('#encounter-state [data-testid="attack-form"]');
+  }
+
+  function chooseFoe(id) {
+    const me = activeOne();
+    const foe = byId(id);
+    if (!me || !foe || !data.acting || id === me.id) return;
+    const form = attackForm();
+    const select = form?.querySelector("select[name=target]");
+    if (!select || ![...select.options].some((o) => o.value === id)) return;
+    chosen = { kind: "foe", id };
+    plan.replaceChildren();
+    el("line", { x1: me.x, y1: me.y, x2: foe.x, y2: foe.y, class: "map-aim" }, plan);
+    drawTokens();
+    drawRings();
+    select.value = id;
+    select.dispatchEvent(new Event("change", { bubbles: true })); // the form's preview follows
+    renderFoe();
+  }
+
+  // The attack's exact preview is the panel's (#attack-preview): the map shows a copy.
+  function renderFoe() {
+    const me = activeOne();
+    const foe = chosen?.kind === "foe" ? byId(chosen.id) : null;
+    if (!me || !foe) return;
+    const d = Math.hypot(foe.x - me.x, foe.y - me.y);
+    sheet.replaceChildren();
+    sheet.hidden = false;
+    const head = document.createElement("p");
+    head.className = "map-sheet-head";
+    head.dataset.testid = "map-foe";
+    head.textContent = `${foe.name} · ${words.distance} ${fmt(d)} m · ${d <= data.reach ? words.inReach : words.outOfReach}`;
+    sheet.append(head);
+    const copy = document.createElement("div");
+    copy.className = "map-preview";
+    copy.dataset.testid = "map-preview";
+    const source = document.getElementById("attack-preview");
+    if (source) copy.innerHTML = source.innerHTML;
+    for (const node of copy.querySelectorAll("[id]")) node.removeAttribute("id");
+    for (const node of copy.querySelectorAll("[data-testid]")) {
+      node.dataset.testid = `map-${node.dataset.testid}`;
+    }
+    sheet.append(copy);
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "primary";
+    button.dataset.testid = "map-attack";
+    button.textContent = words.attack;
+    button.addEventListener("click", () => attackForm()?.requestSubmit());
+    sheet.append(button);
+  }
+
+  // The preview comes into the panel after the target changes (and again with each new
+  // panel): the map's copy follows it.
+  const grid_ = document.getElementById("encounter-state")?.parentElement;
+  if (grid_) {
+    new MutationObserver((changes) => {
+      if (chosen?.kind !== "foe") return;
+      if (changes.some((m) => m.target.closest?.("#attack-preview") || m.target.querySelector?.("#attack-preview"))) {
+        renderFoe();
+      }
+    }).observe(grid_, { childList: true, subtree: true });
+  }
+
+  // A command from the map goes through the same form post as the panel's own forms.
+  function send(fields) {
+    const panel = document.getElementById("encounter-state");
+    commandForm.elements.version.value = panel?.dataset.version ?? "";
+    for (const name of ["type", "id", "x", "y"]) commandForm.elements[name].value = fields[name] ?? "";
+    clearChoice();
+    commandForm.requestSubmit();
+  }
+
+  // Pointer handling: a tap chooses, a drag pans (panzoom) or, for the GM, places a token.
+  let down = null;
+  svg.addEventListener("pointerdown", (event) => {
+    const token = event.target.closest?.(".map-token");
+    down = { x: event.clientX, y: event.clientY, token, dragging: false };
+    if (token && data?.is_gm) {
+      svg.setPointerCapture(event.pointerId);
+      event.preventDefault();
+    }
+  });
+  svg.addEventListener("pointermove", (event) => {
+    if (!down?.token || !data?.is_gm) return;
+    if (!down.dragging && Math.hypot(event.clientX - down.x, event.clientY - down.y) < TAP) return;
+    down.dragging = true;
+    const [x, y] = metresAt(event);
+    down.token.style.transition = "none";
+    down.token.style.transform = `translate(${x}px, ${y}px)`;
+  });
+  svg.addEventListener("pointerup", (event) => {
+    const start = down;
+    down = null;
+    if (!start || !data) return;
+    if (start.dragging) {
+      start.token.style.transition = "";
+      const [x, y] = metresAt(event);
+      send({ type: "update_combatant", id: start.token.dataset.id, x, y });
+      return;
+    }
+    if (Math.hypot(event.clientX - start.x, event.clientY - start.y) >= TAP) return; // a pan
+    const token = event.target.closest?.(".map-token");
+    if (token) {
+      const me = activeOne();
+      if (me && token.dataset.id !== me.id) {
+        chooseFoe(token.dataset.id);
+        return;
+      }
+    }
+    const [x, y] = metresAt(event);
+    choosePoint(x, y);
+  });
+  document.addEventListener("keydown", (event) => {
+    if (event.key === "Escape" && chosen) clearChoice();
+  });
+
+  // Every new panel (a record from the stream, a command's answer) redraws the map.
+  const host = document.getElementById("encounter-state")?.parentElement;
+  if (host) {
+    new MutationObserver(() => {
+      const panel = document.getElementById("encounter-state");
+      if (panel && !panel.dataset.mapped) {
+        panel.dataset.mapped = "1";
+        draw();
+      }
+    }).observe(host, { childList: true, subtree: false });
+  }
+  const first = document.getElementById("encounter-state");
+  if (first) first.dataset.mapped = "1";
+  draw();
+})();
