@@ -10,8 +10,6 @@ arithmetic `decide` pays with). Only systems whose engine keeps positions have a
 
 from django.utils.translation import gettext as _
 
-from rules.errors import RulesError
-
 MAP_SYSTEMS = ("aoristos",)
 
 
@@ -65,8 +63,6 @@ def map_data(engine, view: dict, state, viewer) -> dict | None:
         ),
         "is_gm": viewer.is_gm,
         "reach": view.get("house", {}).get("melee_reach", 2.0),
-        "started": bool(view.get("started")),
-        "ended": bool(view.get("ended")),
         "combatants": combatants,
         "watch": watch,
     }
@@ -74,12 +70,9 @@ def map_data(engine, view: dict, state, viewer) -> dict | None:
 
 def move_preview(engine, state, combatant_id: str, x: float, y: float) -> dict:
     """The engine's preview of moving `combatant_id` to (x, y); RulesError when the
-    system has no such preview."""
+    system has none (its Move has no x and y, or only attacks have a preview)."""
     command = engine.parse_command({"type": "move", "id": combatant_id, "x": x, "y": y})
-    preview = engine.preview(state, command)
-    if not isinstance(preview, dict) or "metres" not in preview:
-        raise RulesError("no move preview in this rule system")
-    return preview
+    return engine.preview(state, command)
 
 
 def words() -> dict:
@@ -101,5 +94,4 @@ def words() -> dict:
         "prompt": _("must answer"),
         "down": _("unconscious"),
         "dead": _("dead"),
-        "place": _("Drag a token to place it"),
     }

@@ -125,11 +125,7 @@ def summary(encounter: Encounter, viewer) -> tuple[bool, tuple[Prompt, ...]]:
     theirs = [p for p in view.get("prompts", ()) if calls(p, viewer, encounter)]
     if not theirs:
         return started, ()
-    opened_at = (
-        CombatRecord.objects.filter(encounter_id=encounter.pk, version=encounter.version)
-        .values_list("created_at", flat=True)
-        .first()
-    ) or timezone.now()
+    opened_at = stored_at(encounter) or timezone.now()
     return started, tuple(
         Prompt(
             encounter_id=encounter.pk,
@@ -143,6 +139,27 @@ def summary(encounter: Encounter, viewer) -> tuple[bool, tuple[Prompt, ...]]:
         )
         for p in theirs
     )
+
+
+def stored_at(encounter: Encounter):
+    """When the record of the encounter's current version was stored (None before the
+    first): the moment a prompt it opened started waiting. A record never changes, so the
+    answer is kept with the version's summaries."""
+    key = ("stored_at", encounter.pk, encounter.created_at, encounter.version)
+    with _lock:
+        if key in _cache:
+            _cache.move_to_end(key)
+            return _cache[key]
+    found = (
+        CombatRecord.objects.filter(encounter_id=encounter.pk, version=encounter.version)
+        .values_list("created_at", flat=True)
+        .first()
+    )
+    with _lock:
+        _cache[key] = found
+        while len(_cache) > CACHE_SIZE:
+            _cache.popitem(last=False)
+    return found
 
 
 def forget() -> None:

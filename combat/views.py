@@ -25,7 +25,7 @@ from django.views.decorators.http import require_GET, require_POST
 from campaigns.access import get_campaign, get_membership
 from combat import battle_map, running, services
 from combat.forms import EncounterForm
-from combat.models import CombatRecord, Encounter, NpcTemplate
+from combat.models import Encounter, NpcTemplate
 from combat.templatetags.aoristos_combat import refusal, translated
 from core.params import ascii_digits, strict_int
 from rules.engine import engine_for
@@ -142,12 +142,9 @@ def engine_template(engine, name: str) -> str:
     """The engine's own template `name` ("_place.html", "_preview.html"); 404 when its
     system has none, for the page it renders does not exist there (T10 and Phobia place
     nobody on a map; the chronicle has no attacks to preview)."""
-    path = f"{engine.template}/{name}"
-    try:
-        get_template(path)
-    except TemplateDoesNotExist:
-        raise Http404 from None
-    return path
+    if not has_template(engine, name):
+        raise Http404
+    return f"{engine.template}/{name}"
 
 
 def typed_values(post, form: str) -> dict:
@@ -203,7 +200,6 @@ def page_context(request, encounter, membership, result=None, **extra) -> dict:
         "prompt_left": prompt_left(encounter) if state.get("prompts") else None,
         "map": battle_map.map_data(engine, state, result.state, viewer),
         "map_preview_url": reverse("combat:move_preview", args=[encounter.pk]),
-        "map_words": battle_map.words(),
         **extra,
     }
     # The forms that add combatants: while a fight is set up, or (T10) at any time; in a
@@ -235,11 +231,7 @@ def prompt_left(encounter) -> int:
     """Seconds until a prompt's offered default may be taken: PROMPT_TIMEOUT from the
     record that opened it, as the server checks it (services.check_actor), so the page's
     countdown goes on where it was after a reload or a new panel (issue 26)."""
-    opened = (
-        CombatRecord.objects.filter(encounter_id=encounter.pk, version=encounter.version)
-        .values_list("created_at", flat=True)
-        .first()
-    )
+    opened = running.stored_at(encounter)
     if opened is None:
         return int(services.PROMPT_TIMEOUT.total_seconds())
     waited = (timezone.now() - opened).total_seconds()
@@ -288,7 +280,7 @@ def encounter_page(request, pk: int):
         encounter.campaign_id, before=None, is_gm=membership.is_gm
     )
     context = page_context(request, encounter, membership, rolls=events, older=older,
-                           last_seq=encounter.campaign.event_seq)
+                           last_seq=encounter.campaign.event_seq, map_words=battle_map.words())
     return render(request, "combat/encounter.html", context)
 
 

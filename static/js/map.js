@@ -177,7 +177,7 @@
       for (const band of me.bands) {
         el("circle", { cx: me.x, cy: me.y, r: band.upto, class: "map-band" }, rings);
         const label = el("text", { x: me.x, y: me.y - band.upto + 0.6, class: "map-band-label" }, rings);
-        label.textContent = `${band.cost} ${words.kp || "KP"}`;
+        label.textContent = `${band.cost} KP`;
         inner = band.upto;
       }
       if (me.bands.length) {
@@ -291,7 +291,7 @@
     button.type = "button";
     button.className = "primary";
     button.dataset.testid = "map-move";
-    button.textContent = `${words.moveHere} (${answer.cost} ${words.kp || "KP"})`;
+    button.textContent = `${words.moveHere} (${answer.cost} KP)`;
     button.addEventListener("click", () => send({ type: "move", id: me.id, x, y }));
     sheet.append(button);
   }
@@ -349,17 +349,6 @@
     sheet.append(button);
   }
 
-  // The preview comes into the panel after the target changes (and again with each new
-  // panel): the map's copy follows it.
-  const grid_ = document.getElementById("encounter-state")?.parentElement;
-  if (grid_) {
-    new MutationObserver((changes) => {
-      if (chosen?.kind !== "foe") return;
-      if (changes.some((m) => m.target.closest?.("#attack-preview") || m.target.querySelector?.("#attack-preview"))) {
-        renderFoe();
-      }
-    }).observe(grid_, { childList: true, subtree: true });
-  }
 
   // A command from the map goes through the same form post as the panel's own forms.
   function send(fields) {
@@ -414,16 +403,22 @@
     if (event.key === "Escape" && chosen) clearChoice();
   });
 
-  // Every new panel (a record from the stream, a command's answer) redraws the map.
+  // Every new panel (a record from the stream, a command's answer) redraws the map; the
+  // attack preview comes into the panel after the target changes (and with each new
+  // panel), and the map's copy of it follows.
   const host = document.getElementById("encounter-state")?.parentElement;
   if (host) {
-    new MutationObserver(() => {
+    new MutationObserver((changes) => {
       const panel = document.getElementById("encounter-state");
       if (panel && !panel.dataset.mapped) {
         panel.dataset.mapped = "1";
         draw();
       }
-    }).observe(host, { childList: true, subtree: false });
+      const previewChanged = (m) => m.target === host || m.target.closest?.("#attack-preview");
+      if (chosen?.kind === "foe" && changes.some(previewChanged)) {
+        renderFoe();
+      }
+    }).observe(host, { childList: true, subtree: true });
   }
   const first = document.getElementById("encounter-state");
   if (first) first.dataset.mapped = "1";
