@@ -323,7 +323,8 @@ def answer(request, encounter, membership, *, error: str = "", status: int = 200
         )
         context = page_context(request, encounter, membership, result, error=error,
                                typed=typed or {}, rolls=events, older=older,
-                               last_seq=encounter.campaign.event_seq)
+                               last_seq=encounter.campaign.event_seq,
+                               map_words=battle_map.words())
         return render(request, "combat/encounter.html", context, status=status)
     return redirect(encounter)
 
