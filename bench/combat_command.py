@@ -85,6 +85,30 @@ class Combat:
         return f"HTTP {status}"
 
 
+class MapMove:
+    """A move on the battle map (issue 27): the GM drags the last NPC of `fight`'s order
+    between two points, as static/js/map.js posts it (update_combatant with x and y,
+    through the page's form, answered with the panel). Each move is a version of the
+    same encounter that leaves the active combatant as it was, so `fight` is told."""
+
+    def __init__(self, fight: Combat) -> None:
+        self.fight = fight
+
+    def form(self) -> bytes:
+        fight = self.fight
+        fields = {"version": str(fight.version), "type": "update_combatant",
+                  "id": fight.order[-1], "x": str(3 + fight.version % 2), "y": "1"}
+        return post(fight.port, f"/encounters/{fight.id}/command/", fight.session, fields, False)
+
+    def form_answer(self, status: int, body: bytes) -> str | None:
+        fight = self.fight
+        before = fight.version
+        problem = fight.form_answer(status, body)
+        version, index = fight.start  # the versions moved on, the activation did not
+        fight.start = (version + fight.version - before, index)
+        return problem
+
+
 def combat_rows(bench: Bench) -> list[Row]:
     """The combat command beside the roll measured in the same phase (its fan-out right
     after the roll's at the same page count, its load right after the roll's)."""
@@ -123,6 +147,30 @@ def combat_rows(bench: Bench) -> list[Row]:
                 ratio=ratio,
                 goal=goal + ", all delivered in order",
                 ok=verdict(within and all_there),
+            )
+        )
+    elif "fanout_skipped" in bench.combat:
+        rows.append(Row(name=name, value=bench.combat["fanout_skipped"], ok="skipped"))
+    moves = bench.combat.get("map")
+    name = f"map move (the GM drags a token), fan-out to {size:,} pages (1 process)"
+    if moves:
+        rolls = [r["roll"] for r in moves]
+        delivered, in_order = delivery(moves, "move")
+        post_errors = [e for r in moves for e in r["post_errors"]]
+        ratio, within = ratios(moves, rolls)
+        rows.append(
+            Row(
+                name=name,
+                value=f"{plan.rolls[size]} moves × {len(moves)}",
+                **medians(moves),
+                delivered=delivered
+                + (f"; {len(post_errors)} POSTs failed: {post_errors[:2]}" * bool(post_errors))
+                + f"; own answer p50 {ms(med(moves, 'answer_p50'))} ms "
+                f"(roll {ms(med(rolls, 'answer_p50'))})",
+                baseline=f"roll: p50 {ms(med(rolls, 'p50'))}, p99 {ms(med(rolls, 'p99'))} ms",
+                ratio=ratio,
+                goal=goal + ", all delivered in order (issue 27)",
+                ok=verdict(within and in_order and not post_errors),
             )
         )
     elif "fanout_skipped" in bench.combat:

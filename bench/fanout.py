@@ -11,7 +11,7 @@ combat command's fan-out on the one-process server (its row: bench/combat_comman
 
 import asyncio
 
-from combat_command import Combat
+from combat_command import Combat, MapMove
 from harness import Action, Bench, Row, Target, delivery, fanout_once, med, medians, ms, verdict
 
 
@@ -27,7 +27,10 @@ async def measure(bench: Bench, seed: dict, baseline: Target, targets: list[Targ
     single = targets[0]
     fight = Combat(single.post_port, seed["fanout"]["gm"], seed["fanout"]["encounter"])
     command = Action(fight.form, fight.form_answer)
+    drag = MapMove(fight)
+    move = Action(drag.form, drag.form_answer)
     combat_runs = bench.combat.setdefault("fanout", [])
+    map_runs = bench.combat.setdefault("map", [])
     for target in [baseline, *targets]:  # warm up: first requests, templates, threads
         await fanout_once(target, players[:4], 3)
     await fanout_once(single, players[:4], 3, command)
@@ -66,6 +69,17 @@ async def measure(bench: Bench, seed: dict, baseline: Target, targets: list[Targ
                     f"{result['delivered']}/{result['expected']} delivered, "
                     f"{result['incomplete']} streams incomplete, "
                     f"events of {result['event_bytes']} bytes"
+                    + (f", errors: {result['post_errors'][:3]}" if result["post_errors"] else "")
+                )
+                await asyncio.sleep(plan.pause)
+                # A move on the battle map: the same encounter, the same pages.
+                result = await fanout_once(single, players[:size], plan.rolls[size], move)
+                result["roll"] = combat_runs[-1]["roll"]
+                map_runs.append(result)
+                bench.say(
+                    f"  fan-out rep {rep + 1}/{plan.reps}, {size} pages, map move: "
+                    f"p50 {ms(result['p50'])} ms, p99 {ms(result['p99'])} ms, "
+                    f"{result['delivered']}/{result['expected']} delivered"
                     + (f", errors: {result['post_errors'][:3]}" if result["post_errors"] else "")
                 )
                 await asyncio.sleep(plan.pause)

@@ -4,13 +4,20 @@ made from the engine's view, and a move's exact cost before it is made.
 The map is drawn in the page by static/js/map.js from `map_data` (a JSON block inside the
 panel, so every panel the stream or a command brings moves the tokens); tapping a point
 asks `move_preview`, which is the engine's own preview of the Move command (the same
-arithmetic `decide` pays with). Only systems whose engine keeps positions have a map
-(Aoristos: x and y in metres); Phobia and T10 count movement in metres without a plane.
+arithmetic `decide` pays with). All three systems keep positions (x and y in metres) and
+preview moves; each gives its own costs: Aoristos KP by the round's metres (p. 7), T10
+AP by the metres per AP, Phobia the kind of move (Förflytta sig, springa, spurta). The
+scene under the tokens (walls, cover, a picture) is the encounter's (rules/scene.py).
 """
 
+from django.urls import reverse
 from django.utils.translation import gettext as _
 
-MAP_SYSTEMS = ("aoristos",)
+from combat.templatetags.aoristos_combat import word
+from rules import scene as scene_rules
+
+MAP_SYSTEMS = ("aoristos", "phobia", "t10")
+UNITS = {"aoristos": "KP", "t10": "AP", "phobia": ""}
 
 
 def initials(name: str) -> str:
@@ -21,11 +28,24 @@ def initials(name: str) -> str:
     return (words[0][:2] if words else "?").capitalize()
 
 
-def map_data(engine, view: dict, state, viewer) -> dict | None:
+MODE_WORDS = {"": "Fri förflyttning", "move": "Förflytta sig", "run": "Springa",
+              "sprint": "Spurta"}  # Phobia's kinds of move (lines 261-271), through |word
+
+
+def cost_label(system: str, cost, mode: str = "") -> str:
+    """What a move's cost reads on the map: "3 KP", "2 AP", or Phobia's kind of move."""
+    if cost is not None and UNITS.get(system):
+        return f"{cost} {UNITS[system]}"
+    return word(MODE_WORDS.get(mode, mode))
+
+
+def map_data(engine, view: dict, state, viewer, encounter_pk: int | None = None) -> dict | None:
     """What the map draws for this viewer, or None for a system without positions. Every
     position is public (the panel shows them too); an overwatch sphere only to its
-    watcher's side of the table (the GM, the player who commands the watcher)."""
-    if engine.system not in MAP_SYSTEMS:
+    watcher's side of the table (the GM, the player who commands the watcher), a
+    vigilance move's reach to the target's; the scene as the GM shows it."""
+    system = engine.system
+    if system not in MAP_SYSTEMS or not hasattr(state, "scene"):
         return None
     sides = sorted({c["side"] for c in view.get("combatants", ())})
     prompts = {p.get("for") for p in view.get("prompts", ()) if p.get("for")}
@@ -36,16 +56,21 @@ def map_data(engine, view: dict, state, viewer) -> dict | None:
             "initials": initials(c["name"]),
             "side": c["side"],
             "shape": sides.index(c["side"]) % 4,
-            "x": c["x"],
-            "y": c["y"],
-            "posture": c["posture"],
-            "alive": c["alive"],
-            "conscious": c["conscious"],
-            "active": c["active"],
-            "controlled": c["controlled"],
+            "x": c.get("x", 0.0),
+            "y": c.get("y", 0.0),
+            "posture": c.get("posture") or c.get("stance") or "standing",
+            "alive": c.get("alive", True),
+            "conscious": c.get("conscious", True),
+            "fled": c.get("fled", False),  # Phobia's Fly (lines 771-804)
+            "active": c.get("active", False),
+            "controlled": c.get("controlled", False),
             "prompt": c["id"] in prompts,
             "path": c.get("path") or [],
-            "bands": c.get("move_bands") or [],
+            "bands": [
+                {**band, "label": cost_label(system, band.get("cost"), band.get("mode", ""))}
+                for band in c.get("move_bands") or ()
+            ],
+            "ranges": c.get("ranges") or [],
         }
         for c in view.get("combatants", ())
     ]
@@ -54,17 +79,33 @@ def map_data(engine, view: dict, state, viewer) -> dict | None:
         for c in getattr(state, "combatants", ())
         if getattr(c, "overwatch", None) and (viewer.is_gm or c.id in viewer.controls)
     ]
+    vigil = [
+        p["vigilance_move"] for p in view.get("prompts", ())
+        if p.get("vigilance_move") and (viewer.is_gm or p.get("for") in viewer.controls)
+    ]
     active = view.get("active")
+    scene = scene_rules.visible(state.scene, viewer.is_gm)
+    if scene["picture"] and encounter_pk is not None:
+        scene["picture"]["url"] = reverse(
+            "combat:map_picture", args=[encounter_pk, int(scene["picture"]["key"])]
+        ) if scene["picture"]["key"].isdigit() else ""
     return {
+        "system": system,
+        "unit": UNITS.get(system, ""),
         "active": active,
         # Whether this viewer moves and attacks for the active combatant now.
         "acting": bool(view.get("actions")) and any(
             c["id"] == active and c["controlled"] for c in combatants
         ),
         "is_gm": viewer.is_gm,
-        "reach": view.get("house", {}).get("melee_reach", 2.0),
+        "reach": view.get("house", {}).get("melee_reach", 2.0) if system == "aoristos" else None,
+        # Aoristos' range malus grows with every started 10 m (p. 10); T10 draws the
+        # weapon's three ranges (its combatant's "ranges"); Phobia counts no range.
+        "range_step": 10 if system == "aoristos" else None,
         "combatants": combatants,
         "watch": watch,
+        "vigil": vigil,
+        "scene": scene,
     }
 
 
@@ -72,7 +113,9 @@ def move_preview(engine, state, combatant_id: str, x: float, y: float) -> dict:
     """The engine's preview of moving `combatant_id` to (x, y); RulesError when the
     system has none (its Move has no x and y, or only attacks have a preview)."""
     command = engine.parse_command({"type": "move", "id": combatant_id, "x": x, "y": y})
-    return engine.preview(state, command)
+    preview = engine.preview(state, command)
+    return {**preview, "label": cost_label(engine.system, preview.get("cost"),
+                                           preview.get("mode", ""))}
 
 
 def words() -> dict:
@@ -94,4 +137,27 @@ def words() -> dict:
         "prompt": _("must answer"),
         "down": _("unconscious"),
         "dead": _("dead"),
+        "fled": word("Fly"),  # Phobia's own word for it
+        # T10's three ranges (the weapon's nära, normalt, maximalt)
+        "close": _("close"),
+        "normal": _("normal"),
+        "maximum": _("maximum"),
+        "beyond": _("beyond maximum range"),
+        # Vigilance (p. 9) and the scene
+        "vigil": _(
+            "RÖR in vigilance: the target moves here (1 m); up to its RÖR in metres toward "
+            "cover within 10 m (p. 9)"
+        ),
+        "coverOnLine": _(
+            "Drawn cover lies on the line of fire: set the target's cover in its form if it "
+            "counts"
+        ),
+        "addNpc": _("Add an NPC here"),
+        "drawHint": _("Tap the points of the shape on the map, then Done"),
+        "done": _("Done"),
+        "undoPoint": _("Undo point"),
+        "cancel": _("Cancel"),
+        "points": _("points"),
+        "wall": _("Wall"),
+        "cover": _("Cover"),
     }

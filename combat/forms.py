@@ -1,3 +1,5 @@
+import io
+
 from django import forms
 from django.utils.formats import localize
 from django.utils.translation import gettext, pgettext
@@ -83,3 +85,43 @@ class EncounterForm(forms.Form):
 
     def house_rules(self) -> dict:
         return {key: self.cleaned_data[f"house_{key}"] for key in self.house_rule_keys}
+
+
+class MapPictureForm(forms.Form):
+    """The GM's picture under the battle map (issue 27): PNG, JPEG or WebP of at most
+    5 MB, checked as an image on the server (Pillow reads and verifies it), with the
+    width in metres it spans and where its top left corner lies."""
+
+    picture = forms.FileField(label=_("Picture (PNG, JPEG or WebP, at most 5 MB)"))
+    width = forms.FloatField(label=_("Width in metres"), min_value=1, max_value=2000, initial=30)
+    x = forms.FloatField(label="x", min_value=-10000, max_value=10000, initial=0, required=False)
+    y = forms.FloatField(label="y", min_value=-10000, max_value=10000, initial=0, required=False)
+    shown = forms.BooleanField(label=_("Players see it"), required=False, initial=True)
+
+    MAX_PIXELS = 40_000_000  # a picture's width × height: more is refused unread
+
+    def clean_picture(self):
+        from PIL import Image, UnidentifiedImageError
+
+        from combat.models import MapPicture
+
+        upload = self.cleaned_data["picture"]
+        if upload.size > MapPicture.MAX_BYTES:
+            raise forms.ValidationError(_("The picture is larger than 5 MB."))
+        content = upload.read()
+        try:
+            with Image.open(io.BytesIO(content)) as image:
+                kind = image.format
+                width, height = image.size
+                if width * height > self.MAX_PIXELS:
+                    raise forms.ValidationError(_("The picture has too many pixels."))
+                image.verify()
+        except forms.ValidationError:
+            raise
+        except (UnidentifiedImageError, OSError, ValueError, SyntaxError,
+                Image.DecompressionBombError):
+            raise forms.ValidationError(_("This file is not a picture we can read.")) from None
+        if kind not in MapPicture.TYPES:
+            raise forms.ValidationError(_("Only PNG, JPEG or WebP pictures."))
+        return {"content": content, "content_type": MapPicture.TYPES[kind],
+                "width_px": width, "height_px": height}

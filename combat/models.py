@@ -133,3 +133,24 @@ class CatalogueItem(models.Model):
 
     def __str__(self):
         return f"{self.kind} {self.key}"
+
+
+class MapPicture(models.Model):
+    """A picture the GM put under an encounter's battle map (issue 27): PNG, JPEG or WebP
+    of at most `MAX_BYTES`, checked as an image when uploaded. Kept in the database with
+    the encounter (so every process and machine serves it, and it leaves with the
+    campaign's data); the scene names it by its pk (`rules.scene.Picture.key`). Never
+    changed once stored: a new picture is a new row."""
+
+    MAX_BYTES = 5 * 1024 * 1024
+    TYPES = {"PNG": "image/png", "JPEG": "image/jpeg", "WEBP": "image/webp"}
+
+    encounter = models.ForeignKey(Encounter, on_delete=models.CASCADE, related_name="pictures")
+    content = models.BinaryField()
+    content_type = models.CharField(max_length=20)
+    width_px = models.PositiveIntegerField()
+    height_px = models.PositiveIntegerField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self):
+        return f"{self.encounter_id}/{self.pk} {self.content_type} {self.width_px}×{self.height_px}"

@@ -11,7 +11,7 @@ from functools import cache, wraps
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
-from django.http import Http404, JsonResponse
+from django.http import Http404, HttpResponse, JsonResponse
 from django.middleware.csrf import get_token
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template import TemplateDoesNotExist
@@ -24,8 +24,8 @@ from django.views.decorators.http import require_GET, require_POST
 
 from campaigns.access import get_campaign, get_membership
 from combat import battle_map, running, services
-from combat.forms import EncounterForm
-from combat.models import Encounter, NpcTemplate
+from combat.forms import EncounterForm, MapPictureForm
+from combat.models import Encounter, MapPicture, NpcTemplate
 from combat.templatetags.aoristos_combat import refusal, translated
 from core.params import ascii_digits, strict_int
 from rules.engine import engine_for
@@ -35,10 +35,11 @@ from table import services as table_services
 # Form fields that stay text whatever they look like; the rest become numbers or booleans
 # when they look like one (the engine's parser is strict about types).
 TEXT_FIELDS = {"type", "id", "name", "side", "hand", "label", "weapon", "target", "mode",
+               "kind", "key",  # the battle map's scene (rules/scene.py)
                "posture", "area", "right", "left", "attacker",
                # the chronicle's (rules/aoristos/aftermath/commands.py)
                "unit", "until", "activity", "environment", "rest", "care", "source",
-               "reason", "kind", "description", "effects", "develops", "disorder", "recovery"}
+               "reason", "description", "effects", "develops", "disorder", "recovery"}
 LIST_FIELDS = {"properties", "hidden_areas", "weapons", "armour", "ids", "equipment", "levels"}
 NUMBER_LISTS = {"levels"}  # lists of whole numbers
 NUMBER = re.compile(r"^-?[0-9]{1,6}(\.[0-9]{1,2})?$")
@@ -198,7 +199,7 @@ def page_context(request, encounter, membership, result=None, **extra) -> dict:
         ),
         "preview_url": reverse("combat:preview", args=[encounter.pk]),
         "prompt_left": prompt_left(encounter) if state.get("prompts") else None,
-        "map": battle_map.map_data(engine, state, result.state, viewer),
+        "map": battle_map.map_data(engine, state, result.state, viewer, encounter.pk),
         "map_preview_url": reverse("combat:move_preview", args=[encounter.pk]),
         **extra,
     }
@@ -280,7 +281,8 @@ def encounter_page(request, pk: int):
         encounter.campaign_id, before=None, is_gm=membership.is_gm
     )
     context = page_context(request, encounter, membership, rolls=events, older=older,
-                           last_seq=encounter.campaign.event_seq, map_words=battle_map.words())
+                           last_seq=encounter.campaign.event_seq, map_words=battle_map.words(),
+                           picture_form=MapPictureForm(auto_id=False))
     return render(request, "combat/encounter.html", context)
 
 
@@ -324,7 +326,8 @@ def answer(request, encounter, membership, *, error: str = "", status: int = 200
         context = page_context(request, encounter, membership, result, error=error,
                                typed=typed or {}, rolls=events, older=older,
                                last_seq=encounter.campaign.event_seq,
-                               map_words=battle_map.words())
+                               map_words=battle_map.words(),
+                               picture_form=MapPictureForm(auto_id=False))
         return render(request, "combat/encounter.html", context, status=status)
     return redirect(encounter)
 
@@ -543,6 +546,75 @@ def move_preview(request, pk: int):
 
 
 MAP_LIMIT = 10_000  # metres from the origin a map point may name
+
+
+@member_view
+def map_picture_upload(request, pk: int):
+    """The GM puts a picture under the battle map (issue 27): checked as an image
+    (combat.forms.MapPictureForm), stored with the encounter, and set in the scene by the
+    engine's set_picture command, so every open map gets it with that record. A refused
+    upload answers the form again with what is wrong and the numbers typed."""
+    encounter, membership = encounter_for(request, pk, gm=True)
+    if encounter.system not in battle_map.MAP_SYSTEMS or encounter.kind != Encounter.Kind.COMBAT:
+        raise Http404
+    form = MapPictureForm(request.POST or None, request.FILES or None, auto_id=False)
+    saved = False
+    if request.method == "POST" and form.is_valid():
+        image = form.cleaned_data["picture"]
+        data = form.cleaned_data
+        picture = MapPicture.objects.create(encounter=encounter, **image)
+        command = {
+            "type": "set_picture", "key": str(picture.pk), "width": data["width"],
+            "aspect": round(image["height_px"] / image["width_px"], 4),
+            "x": data["x"] or 0.0, "y": data["y"] or 0.0, "shown": bool(data["shown"]),
+        }
+        try:
+            run_on_newest(encounter, membership, command)
+        except RulesError as error:
+            picture.delete()
+            form.add_error(None, translated(error))
+        else:
+            if not request.htmx:
+                return redirect(encounter)
+            # The map itself follows the record, as on every other open page.
+            form, saved = MapPictureForm(initial={"width": data["width"]}, auto_id=False), True
+    status = 400 if request.method == "POST" and form.errors else 200
+    template = "combat/_map_picture_form.html" if request.htmx else "combat/map_picture.html"
+    return render(request, template, {"encounter": encounter, "campaign": encounter.campaign,
+                                      "picture_form": form, "saved": saved}, status=status)
+
+
+def run_on_newest(encounter, membership, command: dict):
+    """Run a GM command that does not depend on the situation (the map's picture) on the
+    newest version: a record that came between is no reason to refuse it."""
+    for _attempt in range(3):
+        try:
+            return services.command_run(encounter=encounter, membership=membership,
+                                        data=command, version=encounter.version)
+        except services.Stale:
+            encounter.refresh_from_db()
+    raise RulesError(_("The situation changed: here is how it stands now."))
+
+
+@member_view
+@require_GET
+def map_picture(request, pk: int, picture: int):
+    """A picture under the map, to the members the scene shows it to (the GM always).
+    Never changed once stored, so cached for good."""
+    encounter, membership = encounter_for(request, pk)
+    row = MapPicture.objects.filter(pk=picture, encounter=encounter).defer("content").first()
+    if row is None:
+        raise Http404
+    if not membership.is_gm:
+        engine = services.engine_of(encounter)
+        scene = getattr(services.folded(encounter, engine).state, "scene", None)
+        shown = scene is not None and scene.picture is not None and scene.picture.shown
+        if not shown or scene.picture.key != str(row.pk):
+            raise Http404
+    response = HttpResponse(bytes(row.content), content_type=row.content_type)  # read now
+    response["Cache-Control"] = "private, max-age=31536000, immutable"
+    response["X-Content-Type-Options"] = "nosniff"
+    return response
 
 
 def filled(template_: str, params: dict) -> str:

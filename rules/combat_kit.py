@@ -13,6 +13,7 @@ from the system's name. No Django here.
 
 import dataclasses
 import math
+import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import MISSING, dataclass
 from fractions import Fraction
@@ -393,6 +394,26 @@ class LowestDice:
 # What a viewer sees ------------------------------------------------------------------------
 
 
+def decided(decide: Callable, state, command) -> tuple[tuple, dict | None]:
+    """What the engine's own `decide` makes of `command` (with `random.Random(0)`, for the
+    previews of the battle map): its events and None, or no events and the refusal (the
+    error's code, untranslated template and params)."""
+    try:
+        return tuple(decide(state, command, random.Random(0))), None
+    except RulesError as error:
+        return (), {"code": error.code, "message": error.template or str(error),
+                    "params": dict(error.params)}
+
+
+def move_preview_base(cid: str, x: float, y: float, refused: dict | None, **values) -> dict:
+    """A move preview's keys in every system (the map reads them), with `values` set: the
+    metres, the cost in the system's `unit` or its `mode`, Aoristos' KP now and later, the
+    foes escaped and the watchers."""
+    return {"id": cid, "x": x, "y": y, "metres": 0.0, "cost": None, "unit": "", "mode": "",
+            "cp": 0, "extended": False, "now": 0, "later": 0, "escape": [], "watchers": [],
+            "refused": refused, **values}
+
+
 def sees_numbers(c, viewer: Viewer) -> bool:
     """An NPC's numbers are the GM's; a character's are everyone's at the table."""
     return viewer.is_gm or (c is not None and not c.npc)
@@ -456,10 +477,16 @@ def event_line(state, event) -> dict:
 
 def log_lines(state, events, viewer: Viewer, line: Callable, evolve: Callable) -> list[dict]:
     """The log lines of one record's events as `viewer` may read them: `line(state, event,
-    viewer)` each, `state` the encounter just before that event."""
+    viewer)` each, `state` the encounter just before that event; the battle map's scene
+    events (rules/scene.py, alike in every system) as `scene_line` writes them."""
+    from rules.scene import EVENT_TYPES, scene_line  # the scene module reads this one
+
     lines = []
     for event in events:
-        lines.append(line(state, event, viewer))
+        if type(event).__name__ in EVENT_TYPES:
+            lines.append(scene_line(event, viewer.is_gm))
+        else:
+            lines.append(line(state, event, viewer))
         state = evolve(state, event)
     return lines
 

@@ -82,6 +82,7 @@ OTHER_SYSTEMS_ENGLISH = {
     "Avvakta": "Wait",
     # Phobia: movement (lines 676-692) and the side an injury struck
     "Förflytta sig": "Move",
+    "Fri förflyttning": "Free move",  # the battle map: Phobia's free metres (lines 261-262)
     "Springa": "Run",
     "Spurta": "Sprint",
     "vänster": "left",

@@ -40,7 +40,10 @@
     svg.append(g);
     return g;
   };
+  const ground = layer("map-ground-layer");
+  const picture = layer("map-picture-layer");
   const grid = layer("map-grid");
+  const shapes = layer("map-scene");
   const rings = layer("map-rings");
   const trails = layer("map-trails");
   const plan = layer("map-plan");
@@ -56,6 +59,7 @@
   let data = null;
   let box = null; // the viewBox in metres: {x, y, w, h}
   let chosen = null; // {kind: "point", x, y} or {kind: "foe", id}
+  let drawing = null; // the GM's shape being drawn: {kind: "wall" | "cover", points: [[x, y]]}
 
   const fmt = (n) =>
     Number(n).toLocaleString(document.documentElement.lang || undefined, { maximumFractionDigits: 1 });
@@ -66,6 +70,9 @@
 
   function fitBox() {
     const points = data.combatants.flatMap((c) => [[c.x, c.y], ...c.path]);
+    for (const shape of data.scene.shapes) points.push(...shape.points);
+    const pic = data.scene.picture;
+    if (pic) points.push([pic.x, pic.y], [pic.x + pic.width, pic.y + pic.height]);
     if (!points.length) points.push([0, 0]);
     let [x0, y0, x1, y1] = [Infinity, Infinity, -Infinity, -Infinity];
     for (const [x, y] of points) {
@@ -91,7 +98,8 @@
 
   function drawGrid() {
     grid.replaceChildren();
-    el("rect", { x: box.x, y: box.y, width: box.w, height: box.h, class: "map-ground" }, grid);
+    ground.replaceChildren();
+    el("rect", { x: box.x, y: box.y, width: box.w, height: box.h, class: "map-ground" }, ground);
     for (let x = box.x; x <= box.x + box.w; x += 1) {
       el("line", { x1: x, y1: box.y, x2: x, y2: box.y + box.h, class: x % 5 === 0 ? "major" : "minor" }, grid);
     }
@@ -135,7 +143,7 @@
     for (const c of data.combatants) {
       seen.add(c.id);
       const g = tokenOf(c);
-      const status = !c.alive ? "dead" : !c.conscious ? "down" : "";
+      const status = !c.alive ? "dead" : c.fled ? "fled" : !c.conscious ? "down" : "";
       const classes = ["map-token", `side-${c.shape}`, `posture-${c.posture}`];
       if (status) classes.push(status);
       if (c.active) classes.push("active");
@@ -151,6 +159,7 @@
       if (c.prompt) notes.push(words.prompt);
       if (status === "dead") notes.push(words.dead);
       if (status === "down") notes.push(words.down);
+      if (status === "fled") notes.push(words.fled);
       g.querySelector("title").textContent = `${c.name} (${notes.join(", ")}) ${fmt(c.x)}, ${fmt(c.y)} m`;
     }
     for (const g of [...tokens.children]) if (!seen.has(g.dataset.id)) g.remove();
@@ -168,16 +177,29 @@
     }
   }
 
+  // The weapon the attack form has chosen, for T10's three ranges.
+  function rangesOf(me) {
+    if (!me?.ranges?.length) return null;
+    const key = attackForm()?.querySelector("select[name=weapon]")?.value;
+    return me.ranges.find((r) => r.weapon === key) || me.ranges[0];
+  }
+
+  function ring(cx, cy, r, cls, text, testid) {
+    el("circle", { cx, cy, r, class: cls, ...(testid ? { "data-testid": testid } : {}) }, rings);
+    if (text) {
+      const label = el("text", { x: cx, y: cy - r + 0.6, class: "map-band-label" }, rings);
+      label.textContent = text;
+    }
+  }
+
   function drawRings() {
     rings.replaceChildren();
     const me = activeOne();
     if (me && data.acting) {
-      // The move's cost bands: every point within a ring costs its KP (or less).
+      // The move's cost bands: every point within a ring costs its label (or less).
       let inner = 0;
       for (const band of me.bands) {
-        el("circle", { cx: me.x, cy: me.y, r: band.upto, class: "map-band" }, rings);
-        const label = el("text", { x: me.x, y: me.y - band.upto + 0.6, class: "map-band-label" }, rings);
-        label.textContent = `${band.cost} KP`;
+        ring(me.x, me.y, band.upto, "map-band", band.label);
         inner = band.upto;
       }
       if (me.bands.length) {
@@ -191,19 +213,80 @@
           "data-testid": "map-unreachable",
         }, rings);
       }
-      el("circle", { cx: me.x, cy: me.y, r: data.reach, class: "map-reach" }, rings);
+      if (data.reach) ring(me.x, me.y, data.reach, "map-reach");
       if (chosen?.kind === "foe") {
-        // The range steps: the malus grows with every started 10 m (p. 10).
         const foe = byId(chosen.id);
         const d = foe ? Math.hypot(foe.x - me.x, foe.y - me.y) : 0;
-        for (let r = 10; r <= Math.min(d + 10, 200); r += 10) {
-          el("circle", { cx: me.x, cy: me.y, r, class: "map-range" }, rings);
+        const ranges = rangesOf(me);
+        if (ranges) {
+          // T10: the weapon's close, normal and maximum range.
+          for (const key of ["close", "normal", "maximum"]) {
+            if (ranges[key] > 0) ring(me.x, me.y, ranges[key], `map-range range-${key}`, words[key], `range-${key}`);
+          }
+        } else if (data.range_step) {
+          // Aoristos: the malus grows with every started 10 m (p. 10).
+          for (let r = data.range_step; r <= Math.min(d + data.range_step, 200); r += data.range_step) {
+            ring(me.x, me.y, r, "map-range");
+          }
         }
       }
     }
-    for (const w of data.watch) {
-      el("circle", { cx: w.x, cy: w.y, r: w.r, class: "map-watch", "data-testid": `watch-${w.id}` }, rings);
+    for (const w of data.watch) ring(w.x, w.y, w.r, "map-watch", "", `watch-${w.id}`);
+    for (const v of data.vigil) {
+      // RÖR in vigilance (p. 9): the metre the engine moves it, the reach toward cover.
+      if (!v.melee) {
+        ring(v.x, v.y, v.cover_within, "map-vigil-cover");
+        ring(v.x, v.y, v.reach, "map-vigil");
+      }
+      const line = el("line", { x1: v.x, y1: v.y, x2: v.to[0], y2: v.to[1], class: "map-vigil-move", "data-testid": `vigil-${v.id}` }, rings);
+      el("title", {}, line).textContent = words.vigil;
+      el("circle", { cx: v.to[0], cy: v.to[1], r: 0.2, class: "map-vigil-to" }, rings);
     }
+  }
+
+  // --- The scene: a picture under the plane, walls and cover (the GM's) ------------------------
+
+  function drawScene() {
+    picture.replaceChildren();
+    shapes.replaceChildren();
+    const pic = data.scene.picture;
+    if (pic?.url) {
+      el("image", {
+        href: pic.url, x: pic.x, y: pic.y, width: pic.width, height: pic.height,
+        preserveAspectRatio: "none", class: pic.shown ? "map-picture" : "map-picture gm-only",
+        "data-testid": "map-picture",
+      }, picture);
+    }
+    for (const shape of data.scene.shapes) {
+      const points = shape.points.map(([x, y]) => `${x},${y}`).join(" ");
+      const node = el(shape.kind === "wall" ? "polyline" : "polygon", {
+        points,
+        class: `map-${shape.kind}${shape.shown ? "" : " gm-only"}`,
+        "data-testid": `map-shape-${shape.index}`,
+      }, shapes);
+      const title = el("title", {}, node);
+      title.textContent = `${words[shape.kind]}${shape.label ? `: ${shape.label}` : ""}`;
+    }
+    if (drawing?.points.length) {
+      el(drawing.kind === "wall" ? "polyline" : "polygon", {
+        points: drawing.points.map(([x, y]) => `${x},${y}`).join(" "),
+        class: `map-${drawing.kind} map-drawing`,
+        "data-testid": "map-drawing",
+      }, shapes);
+    }
+  }
+
+  // Whether drawn cover lies on the line from a to b (the map's note; the engine counts
+  // cover as its forms set it).
+  function coverOnLine(a, b) {
+    const cross = (p, q, r) => (q[0] - p[0]) * (r[1] - p[1]) - (q[1] - p[1]) * (r[0] - p[0]);
+    const meets = (p1, p2, q1, q2) =>
+      cross(p1, p2, q1) * cross(p1, p2, q2) < 0 && cross(q1, q2, p1) * cross(q1, q2, p2) < 0;
+    return data.scene.shapes.some((shape) => {
+      if (shape.kind !== "cover") return false;
+      const ring = [...shape.points, shape.points[0]];
+      return ring.slice(1).some((q, i) => meets(a, b, ring[i], q));
+    });
   }
 
   function draw() {
@@ -216,10 +299,11 @@
     }
     // Where everyone is, for tests and tools: "c1:3,0 c2:6,2".
     svg.dataset.positions = data.combatants.map((c) => `${c.id}:${c.x},${c.y}`).join(" ");
+    drawScene();
     drawTrails();
     drawTokens();
     drawRings();
-    if (chosen?.kind === "point" && !data.acting) clearChoice();
+    if (chosen?.kind === "point" && !data.acting && !data.is_gm) clearChoice();
   }
 
   // --- Taps: a point to move to, a foe to attack ----------------------------------------------
@@ -291,13 +375,118 @@
     button.type = "button";
     button.className = "primary";
     button.dataset.testid = "map-move";
-    button.textContent = `${words.moveHere} (${answer.cost} KP)`;
+    button.textContent = `${words.moveHere} (${answer.label})`;
     button.addEventListener("click", () => send({ type: "move", id: me.id, x, y }));
     sheet.append(button);
+    if (data.is_gm) sheet.append(npcButton(x, y));
   }
 
+  // --- The GM: an NPC where the map is tapped, walls and cover drawn point by point -------------
+
+  function npcButton(x, y) {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.dataset.testid = "map-add-npc";
+    button.textContent = `${words.addNpc} (${fmt(x)}; ${fmt(y)})`;
+    button.addEventListener("click", () => addNpcAt(x, y));
+    return button;
+  }
+
+  function offerNpc(x, y) {
+    chosen = { kind: "point", x, y };
+    plan.replaceChildren();
+    el("circle", { cx: x, cy: y, r: 0.3, class: "map-target" }, plan);
+    sheet.replaceChildren(npcButton(x, y));
+    sheet.hidden = false;
+  }
+
+  // The NPC form of the panel (opened and loaded where a started fight keeps it folded)
+  // gets the point; the GM names the NPC and adds it there.
+  async function addNpcAt(x, y) {
+    const find = () => document.querySelector('#encounter-state [data-testid="npc-form"]');
+    if (!find()) {
+      const fold = document.querySelector("#encounter-state details.add-fold");
+      if (fold) fold.open = true;
+      for (let i = 0; i < 50 && !find(); i += 1) await new Promise((r) => setTimeout(r, 100));
+    }
+    const form = find();
+    if (!form) return;
+    for (const [name, value] of [["x", x], ["y", y]]) {
+      const field = form.querySelector(`input[name=${name}]`);
+      if (field) field.value = value;
+    }
+    clearChoice();
+    form.closest("details")?.setAttribute("open", "");
+    form.scrollIntoView({ block: "center" });
+    form.querySelector("input[type=text], input:not([type=hidden])")?.focus();
+  }
+
+  const drawButtons = [...section.querySelectorAll("[data-draw]")];
+  const shapeForm = section.querySelector(".scene-form");
+  function startDrawing(kind) {
+    drawing = drawing?.kind === kind ? null : { kind, points: [] };
+    for (const b of drawButtons) b.setAttribute("aria-pressed", String(b.dataset.draw === drawing?.kind));
+    clearChoice();
+    drawSheet();
+    drawScene();
+    if (drawing) viewport.scrollIntoView({ block: "nearest" }); // the taps go on the map
+  }
+  for (const b of drawButtons) b.addEventListener("click", () => startDrawing(b.dataset.draw));
+
+  function drawSheet() {
+    sheet.replaceChildren();
+    sheet.hidden = !drawing;
+    if (!drawing) return;
+    const head = document.createElement("p");
+    head.className = "map-sheet-head";
+    head.dataset.testid = "map-drawing-count";
+    head.textContent = `${words[drawing.kind]}: ${drawing.points.length} ${words.points} · ${words.drawHint}`;
+    sheet.append(head);
+    const least = drawing.kind === "wall" ? 2 : 3;
+    for (const [text, testid, action, enabled] of [
+      [words.done, "map-draw-done", finishDrawing, drawing.points.length >= least],
+      [words.undoPoint, "map-draw-undo", () => { drawing.points.pop(); drawSheet(); drawScene(); }, drawing.points.length > 0],
+      [words.cancel, "map-draw-cancel", () => startDrawing(drawing.kind), true],
+    ]) {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.dataset.testid = testid;
+      button.textContent = text;
+      button.disabled = !enabled;
+      if (testid === "map-draw-done") button.className = "primary";
+      button.addEventListener("click", action);
+      sheet.append(button);
+    }
+  }
+
+  function addPoint(x, y) {
+    drawing.points.push([x, y]);
+    drawSheet();
+    drawScene();
+  }
+
+  // The drawn shape goes through the typed form (kind, points, shown), as one command.
+  function finishDrawing() {
+    if (!shapeForm || !drawing) return;
+    shapeForm.elements.kind.value = drawing.kind;
+    shapeForm.elements.points.value = drawing.points.map(([x, y]) => `${x},${y}`).join(" ");
+    startDrawing(drawing.kind); // ends the drawing
+    shapeForm.requestSubmit();
+  }
+
+  // The active combatant's attack form (Aoristos "attack-form", T10 "attack-form-<id>").
   function attackForm() {
-    return document.querySelector('#encounter-state [data-testid="attack-form"]');
+    const me = activeOne();
+    const panel = document.getElementById("encounter-state");
+    return panel?.querySelector(`[data-testid="attack-form-${CSS.escape(me?.id ?? "")}"]`) ||
+      panel?.querySelector('[data-testid="attack-form"]');
+  }
+
+  // Phobia's attacks are rows, one per target and weapon, each with its chance and form.
+  function attackRows(id) {
+    const table = document.querySelector('#encounter-state [data-testid="attack-options"]');
+    return [...(table?.querySelectorAll("tr") ?? [])].filter((row) =>
+      row.querySelector(`form input[name=target][value="${CSS.escape(id)}"]`));
   }
 
   function chooseFoe(id) {
@@ -306,47 +495,85 @@
     if (!me || !foe || !data.acting || id === me.id) return;
     const form = attackForm();
     const select = form?.querySelector("select[name=target]");
-    if (!select || ![...select.options].some((o) => o.value === id)) return;
+    const offered = select && [...select.options].some((o) => o.value === id);
+    if (!offered && !attackRows(id).length) return;
     chosen = { kind: "foe", id };
     plan.replaceChildren();
     el("line", { x1: me.x, y1: me.y, x2: foe.x, y2: foe.y, class: "map-aim" }, plan);
     drawTokens();
     drawRings();
-    select.value = id;
-    select.dispatchEvent(new Event("change", { bubbles: true })); // the form's preview follows
+    if (offered) {
+      select.value = id;
+      // T10's range is the distance typed with the attack: the map types it, to the cm.
+      const distance = form.querySelector("input[name=distance]");
+      if (distance) distance.value = Math.round(Math.hypot(foe.x - me.x, foe.y - me.y) * 100) / 100;
+      select.dispatchEvent(new Event("change", { bubbles: true })); // the form's preview follows
+    }
     renderFoe();
   }
 
-  // The attack's exact preview is the panel's (#attack-preview): the map shows a copy.
+  // The attack's exact preview is the panel's (the attack form's .preview, or Phobia's rows
+  // with their chances): the map shows a copy, with the button that attacks.
   function renderFoe() {
     const me = activeOne();
     const foe = chosen?.kind === "foe" ? byId(chosen.id) : null;
     if (!me || !foe) return;
-    const d = Math.hypot(foe.x - me.x, foe.y - me.y);
+    const d = Math.round(Math.hypot(foe.x - me.x, foe.y - me.y) * 100) / 100; // as the engine reads it
     sheet.replaceChildren();
     sheet.hidden = false;
     const head = document.createElement("p");
     head.className = "map-sheet-head";
     head.dataset.testid = "map-foe";
-    head.textContent = `${foe.name} · ${words.distance} ${fmt(d)} m · ${d <= data.reach ? words.inReach : words.outOfReach}`;
-    sheet.append(head);
-    const copy = document.createElement("div");
-    copy.className = "map-preview";
-    copy.dataset.testid = "map-preview";
-    const source = document.getElementById("attack-preview");
-    if (source) copy.innerHTML = source.innerHTML;
-    for (const node of copy.querySelectorAll("[id]")) node.removeAttribute("id");
-    for (const node of copy.querySelectorAll("[data-testid]")) {
-      node.dataset.testid = `map-${node.dataset.testid}`;
+    const ranges = rangesOf(me);
+    let where = "";
+    if (data.reach) where = d <= data.reach ? words.inReach : words.outOfReach;
+    if (ranges) {
+      where = d <= ranges.close ? words.close : d <= ranges.normal ? words.normal
+        : d <= ranges.maximum ? words.maximum : words.beyond;
     }
-    sheet.append(copy);
-    const button = document.createElement("button");
-    button.type = "button";
-    button.className = "primary";
-    button.dataset.testid = "map-attack";
-    button.textContent = words.attack;
-    button.addEventListener("click", () => attackForm()?.requestSubmit());
-    sheet.append(button);
+    head.textContent = `${foe.name} · ${words.distance} ${fmt(d)} m${where ? ` · ${where}` : ""}`;
+    sheet.append(head);
+    if (coverOnLine([me.x, me.y], [foe.x, foe.y])) {
+      const note = document.createElement("p");
+      note.className = "map-note";
+      note.dataset.testid = "map-cover-note";
+      note.textContent = words.coverOnLine;
+      sheet.append(note);
+    }
+    const copy = (html) => {
+      const div = document.createElement("div");
+      div.className = "map-preview";
+      div.dataset.testid = "map-preview";
+      div.innerHTML = html;
+      for (const node of div.querySelectorAll("[id]")) node.removeAttribute("id");
+      for (const node of div.querySelectorAll("[data-testid]")) {
+        node.dataset.testid = `map-${node.dataset.testid}`;
+      }
+      sheet.append(div);
+    };
+    // The form is found when the button is pressed: a new panel may have come since.
+    const attackButton = (formNow, testid, text) => {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "primary";
+      button.dataset.testid = testid;
+      button.textContent = text;
+      button.addEventListener("click", () => formNow()?.requestSubmit());
+      sheet.append(button);
+    };
+    const form = attackForm();
+    if (form?.querySelector("select[name=target]")?.value === foe.id) {
+      copy(form.querySelector(".preview")?.innerHTML ?? "");
+      attackButton(() => attackForm(), "map-attack", words.attack);
+      return;
+    }
+    // Phobia: each weapon's row, its chance and its own attack.
+    attackRows(foe.id).forEach((row, i) => {
+      const cells = [...row.children].slice(1, -1).map((td) => td.textContent.trim());
+      copy(`<p>${cells.map((t) => t.replace(/[<&>]/g, "")).join(" · ")}</p>`);
+      attackButton(() => attackRows(foe.id)[i]?.querySelector("form"),
+        i ? `map-attack-${i + 1}` : "map-attack", `${words.attack}: ${cells[0]}`);
+    });
   }
 
 
@@ -389,7 +616,7 @@
     }
     if (Math.hypot(event.clientX - start.x, event.clientY - start.y) >= TAP) return; // a pan
     const token = event.target.closest?.(".map-token");
-    if (token) {
+    if (token && !drawing) {
       const me = activeOne();
       if (me && token.dataset.id !== me.id) {
         chooseFoe(token.dataset.id);
@@ -397,11 +624,31 @@
       }
     }
     const [x, y] = metresAt(event);
-    choosePoint(x, y);
+    if (drawing) addPoint(x, y);
+    else if (data.acting) choosePoint(x, y);
+    else if (data.is_gm) offerNpc(x, y);
   });
   document.addEventListener("keydown", (event) => {
-    if (event.key === "Escape" && chosen) clearChoice();
+    if (event.key === "Escape" && drawing) startDrawing(drawing.kind);
+    else if (event.key === "Escape" && chosen) clearChoice();
   });
+
+  // The scene's forms outside the panel post against the panel's version (the newest the
+  // page has); a folded list in the panel stays open when a new panel comes.
+  document.addEventListener("submit", (event) => {
+    const form = event.target;
+    if (!form.closest?.("#battle-map") || !form.elements.version) return;
+    const panel = document.getElementById("encounter-state");
+    if (panel) form.elements.version.value = panel.dataset.version;
+  }, true);
+  const keptOpen = new Set();
+  document.addEventListener("toggle", (event) => {
+    const key = event.target.dataset?.keepOpen;
+    if (key) event.target.open ? keptOpen.add(key) : keptOpen.delete(key);
+  }, true);
+  function reopen() {
+    for (const key of keptOpen) document.querySelector(`[data-keep-open="${key}"]`)?.setAttribute("open", "");
+  }
 
   // Every new panel (a record from the stream, a command's answer) redraws the map; the
   // attack preview comes into the panel after the target changes (and with each new
@@ -412,9 +659,10 @@
       const panel = document.getElementById("encounter-state");
       if (panel && !panel.dataset.mapped) {
         panel.dataset.mapped = "1";
+        reopen();
         draw();
       }
-      const previewChanged = (m) => m.target === host || m.target.closest?.("#attack-preview");
+      const previewChanged = (m) => m.target === host || m.target.closest?.(".attack-form .preview");
       if (chosen?.kind === "foe" && changes.some(previewChanged)) {
         renderFoe();
       }

@@ -276,6 +276,10 @@ def test_every_page_fits_a_phone_and_passes_axe(browser, site_server, demo, shot
             assert response.status == expected, f"{who} {path}: {response.status}"
             problems += check(page, f"{who}-{name}", shot)
             visited += 1
+            tools = page.get_by_test_id("scene-tools")  # the GM's scene under the map
+            if name.startswith("encounter-") and tools.count():
+                tools.locator("summary").click()
+                problems += check(page, f"{who}-{name}-scene-tools", shot)
         problems += [f"{who}: script error: {error}" for error in errors]
         context.close()
     assert visited == len(sweep) > 50

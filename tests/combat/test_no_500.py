@@ -9,7 +9,7 @@ import pytest
 from django.urls import reverse
 
 from combat import services, urls
-from combat.models import CatalogueItem, Encounter, NpcTemplate
+from combat.models import CatalogueItem, Encounter, MapPicture, NpcTemplate
 from tests.combat.kinds import KINDS, make
 
 pytestmark = pytest.mark.django_db
@@ -59,6 +59,10 @@ def url_of(name: str, made) -> str:
             item = CatalogueItem.objects.filter(campaign_id=campaign).first()
             args.append(item.pk if item else 999999)
         return reverse(f"combat:{name}", args=args)
+    if "<id:picture>" in str(pattern.pattern):  # the battle map's picture
+        picture = MapPicture.objects.filter(encounter=made.encounter).first()
+        key = picture.pk if picture else 999999
+        return reverse(f"combat:{name}", args=[made.encounter.pk, key])
     return reverse(f"combat:{name}", args=[made.encounter.pk])
 
 

@@ -169,8 +169,15 @@ def world(make_user, settings):
         campaign=campaign, kind="weapon", key="klubba",
         data={"key": "klubba", "name": "Klubba", "skill": "melee_weapons"},
     )
+    from combat.models import MapPicture
+
+    map_picture = MapPicture.objects.create(  # the battle map's picture (issue 27)
+        encounter=encounter, content=b"\x89PNG", content_type="image/png", width_px=1,
+        height_px=1,
+    )
     ids = {
         ("item_pk", "campaigns"): own_weapon.pk,
+        ("picture", "encounters"): map_picture.pk,
         ("pk", "encounters"): encounter.pk,
         ("pk", "api"): encounter.pk,
         ("pk", "characters"): albert.pk,

@@ -100,3 +100,12 @@ def check_codec(engine, event_types, seen) -> None:
     for event in seen:
         stored = json.loads(json.dumps(encode(event)))
         assert decode(stored, engine.event_types) == event
+
+
+def scene_scenario(run, state):
+    """The battle map's scene commands (rules/scene.py), each event once: a wall drawn, a
+    picture put under the map, the wall taken off again. `run` is a test module's own."""
+    state, _ = run(state, {"type": "add_shape", "kind": "wall", "points": "0,0 4,0"})
+    state, _ = run(state, {"type": "set_picture", "key": "1", "width": 20.0, "aspect": 0.5})
+    state, _ = run(state, {"type": "remove_shape", "index": 0})
+    return state

@@ -219,14 +219,15 @@ def test_preview_refuses_what_decide_refuses():
     assert move_preview(setting_up, m, 1.0, 0.0)["refused"]["code"] == "not_started"
 
 
-def test_the_engine_previews_aoristos_moves_only():
-    """`preview` of an Aoristos Move is its `move_preview`; Phobia's and T10's Moves (in
-    metres, without a map point) still have none."""
+def test_the_engine_previews_a_move_to_a_point_in_every_system():
+    """`preview` of an Aoristos Move is its `move_preview`; Phobia's and T10's Moves to a
+    map point have their own (tests/rules/test_phobia_map.py, test_t10_map.py), and a
+    Move in metres only, without a point, has none."""
     state = fight()
     move = C.Move(state.active.id, 2.0, 0.0)
     assert ENGINE.preview(state, move) == move_preview(state, move.id, 2.0, 0.0)
     for engine in (PHOBIA, T10):
-        with pytest.raises(RulesError, match="only attacks"):
+        with pytest.raises(RulesError, match="point"):
             engine.preview(engine.new_state({}), engine._commands.Move("c1", 3.0))
 
 

@@ -933,6 +933,7 @@ def test_every_event_survives_the_json_codec():
     state, _ = run(state, {"type": "end"})
     assert state.ended
     random_game(3, 60)
+    helpers.scene_scenario(run, ENGINE.new_state())
     check_codec(ENGINE, E.EVENT_TYPES, SEEN)
 
 

@@ -1063,6 +1063,7 @@ def test_every_event_survives_the_json_codec():
     ):
         scenario()
     random_game(3, 80)
+    helpers.scene_scenario(run, ENGINE.new_state())
     check_codec(ENGINE, E.EVENT_TYPES, SEEN)
 
 

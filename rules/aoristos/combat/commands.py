@@ -8,6 +8,7 @@ out of range are refused with a RulesError naming the field.
 from dataclasses import dataclass
 from typing import Any
 
+from rules import scene
 from rules.aoristos.combat.gear import AREAS, Armour, Weapon
 from rules.combat_kit import MAX_TEXT, FieldReader, RemoveCombatant, bad, read_command
 from rules.errors import RulesError
@@ -292,6 +293,7 @@ COMMANDS: dict[str, type] = {
     "pass": Pass,
     "continue": Continue,
     "end_activation": EndActivation,
+    **scene.COMMANDS,  # the battle map's walls, cover and picture (GM)
 }
 COMMAND_NAMES = {cls: name for name, cls in COMMANDS.items()}
 COMMAND_TYPES = {cls.__name__: cls for cls in COMMANDS.values()}

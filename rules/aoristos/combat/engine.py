@@ -21,6 +21,7 @@ the text they rule, each module citing its pages:
 from dataclasses import replace
 
 from rules import combat_kit as K
+from rules import scene
 from rules.aoristos.character import secondary
 from rules.aoristos.combat import activation, attacks, items, movement, wounds
 from rules.aoristos.combat import commands as C
@@ -211,6 +212,7 @@ GM_ONLY = (
     C.Wake,
     C.Hazard,
     C.Skip,
+    *scene.GM_ONLY,
 )
 
 
@@ -225,4 +227,5 @@ HANDLERS = {
     **items.HANDLERS,
     **attacks.HANDLERS,
     **wounds.HANDLERS,
+    **scene.HANDLERS,
 }

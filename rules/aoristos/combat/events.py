@@ -7,6 +7,7 @@ of its events. Each event names its combatants by id.
 from dataclasses import dataclass
 from typing import Any
 
+from rules import scene
 from rules.aoristos.combat.state import Combatant
 from rules.combat_kit import CombatantRemoved, CombatantUpdated  # alike in every system
 
@@ -368,4 +369,4 @@ EVENT_TYPES = {
         Woke,
         EncounterEnded,
     )
-}
+} | scene.EVENT_TYPES  # the battle map's walls, cover and picture

@@ -23,6 +23,10 @@ from rules.aoristos.combat.state import (
 )
 from rules.combat_kit import combatant
 from rules.errors import RulesError
+from rules.scene import EVENT_TYPES as SCENE_EVENTS
+from rules.scene import evolve_scene
+
+SCENE_KINDS = frozenset(SCENE_EVENTS.values())
 
 
 def spend(state: Encounter, cid: str, cost: int, **changes) -> Encounter:
@@ -255,4 +259,6 @@ def evolve(state: Encounter, event) -> Encounter:
         return state.put(combatant(state, event.id).with_(conscious=True))
     if kind is E.EncounterEnded:
         return changed(state, ended=True, attack=None)
+    if kind in SCENE_KINDS:
+        return evolve_scene(state, event)
     raise RulesError(f"unknown event {kind.__name__}")

@@ -7,7 +7,6 @@ Commands: Move, ChangePosture (and an escape's Proceed or Abort: see `attacks`).
 """
 
 import math
-import random
 from dataclasses import dataclass
 
 from rules.aoristos.combat import commands as C
@@ -26,8 +25,7 @@ from rules.aoristos.combat.reading import (
 from rules.aoristos.combat.state import POSTURES, Combatant, Encounter
 from rules.aoristos.dice import Purpose, roll
 from rules.aoristos.success import test_hand
-from rules.combat_kit import combatant, refuse
-from rules.errors import RulesError
+from rules.combat_kit import combatant, decided, move_preview_base, refuse
 from rules.errors import gettext_noop as _
 
 
@@ -191,29 +189,8 @@ def move_preview(state: Encounter, cid: str, x: float, y: float) -> dict:
     are given for a refused move too, where they can be counted."""
     from rules.aoristos.combat.engine import decide  # the engine imports this module
 
-    refused = None
-    try:
-        decide(state, C.Move(cid, x, y), random.Random(0))
-    except RulesError as error:
-        refused = {
-            "code": error.code,
-            "message": error.template or str(error),
-            "params": dict(error.params),
-        }
-    out = {
-        "id": cid,
-        "x": x,
-        "y": y,
-        "metres": 0.0,
-        "cost": None,
-        "cp": 0,
-        "extended": False,
-        "now": 0,
-        "later": 0,
-        "escape": [],
-        "watchers": [],
-        "refused": refused,
-    }
+    _events, refused = decided(decide, state, C.Move(cid, x, y))
+    out = move_preview_base(cid, x, y, refused, unit="KP")
     c = state.get(cid)
     if c is None:
         return out

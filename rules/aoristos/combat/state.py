@@ -9,6 +9,8 @@ from typing import Any
 
 from rules.aoristos.combat.gear import LIMBS, Armour, Weapon
 from rules.combat_kit import Roster, changed, pairs_get
+from rules.scene import VALUE_TYPES as SCENE_VALUES
+from rules.scene import Scene
 
 POSTURES = ("standing", "sitting", "lying")
 
@@ -220,6 +222,7 @@ class Encounter(Roster):
     single: bool = False  # a single attack (p. 6), not a fight
     ended: bool = False
     next_id: int = 1
+    scene: Scene = Scene()  # walls, cover and a picture on the battle map (rules.scene)
 
     @property
     def waiting(self) -> bool:
@@ -235,4 +238,7 @@ class Encounter(Roster):
 
 
 # The values a stored log holds inside events and commands, by name (for the codec).
-VALUE_TYPES = {cls.__name__: cls for cls in (Combatant, Extended, Reaction, Escape, Weapon, Armour)}
+VALUE_TYPES = {
+    **{cls.__name__: cls for cls in (Combatant, Extended, Reaction, Escape, Weapon, Armour)},
+    **SCENE_VALUES,
+}

@@ -24,12 +24,19 @@ from rules.aoristos.combat.gear import LIMBS
 from rules.aoristos.combat.movement import move_bands
 from rules.aoristos.combat.movement import move_preview as move_preview  # the engine's preview
 from rules.aoristos.combat.outcome import hit_chance, odds
-from rules.aoristos.combat.reading import effective_movement, needs_ammo
+from rules.aoristos.combat.reading import attack_is_melee, effective_movement, needs_ammo
 from rules.aoristos.combat.state import POSTURES, UNARMED, Combatant, Encounter, PendingAttack
-from rules.aoristos.combat.vigilance import default_vigilance, vigilance_bonus, vigilance_options
+from rules.aoristos.combat.vigilance import (
+    default_vigilance,
+    vigilance_bonus,
+    vigilance_move,
+    vigilance_options,
+)
 from rules.combat_kit import GM_VIEW, LowestDice, percent, sees_numbers, why_of
 from rules.engine import Viewer, encode
 from rules.errors import RulesError
+from rules.scene import EVENT_TYPES as SCENE_EVENTS
+from rules.scene import scene_line
 
 AREA_ORDER = ("head", "torso", *LIMBS)  # the card lists the areas hit in this order
 
@@ -224,7 +231,22 @@ def vigilance_prompt(state: Encounter, attack: PendingAttack) -> dict:
         "chances": chances,
         "chances_json": json.dumps(chances),
         "default_chance": chances["+".join(sorted(default))],
+        "vigilance_move": vigilance_move_reach(state, attack) if "agility" in options else None,
     }
+
+
+def vigilance_move_reach(state: Encounter, attack: PendingAttack) -> dict | None:
+    """Where RÖR in vigilance takes the target (p. 9), for the map: in melee 1 m away from
+    the attacker; at range at least 1 m and up to its RÖR in metres toward known cover
+    within 10 m, else square to the line of fire. `to` is the point the engine moves it
+    to (`vigilance_move`: 1 m, the engine knows no cover on the map); None in cover."""
+    to = vigilance_move(state, attack)
+    if to is None:
+        return None
+    target = state.get(attack.target)
+    melee = attack_is_melee(state, attack)
+    return {"id": target.id, "x": target.x, "y": target.y, "to": list(to), "melee": melee,
+            "reach": 1 if melee else max(1, target.agility), "cover_within": 10}
 
 
 def prompts(state: Encounter, viewer: Viewer) -> list[dict]:
@@ -440,6 +462,10 @@ def describe(state: Encounter, events, viewer: Viewer) -> list[dict]:
     for event in events:
         data = encode(event)
         kind = data.pop("_")
+        if kind in SCENE_EVENTS:
+            lines.append(scene_line(event, viewer.is_gm))
+            state = evolve(state, event)
+            continue
         if kind == "CombatantAdded":
             c = event.combatant
             data = {"id": c.id, "name": c.name, "npc": c.npc, "side": c.side}

@@ -4,11 +4,11 @@ state machine, behind the rule-system engine interface of `rules.engine`.
 Modules: ``state`` (the encounter's values), ``commands``, ``events``, ``engine``
 (`decide` and `evolve`; its docstring states the readings where the excerpt is silent),
 the handlers by the text's chapters under it (``rounds``, ``attacks``, ``damage``; below
-them ``reading`` and ``fold``) and ``view`` (what each viewer sees, prompts, previews
-and log lines). Damage, the serious-injury table and bleeding are
-`rules.phobia.injuries`'; tests and odds `rules.phobia.success`'. What every system's
-engine does alike (the roster, reading commands, the engine object) is
-`rules.combat_kit`'s.
+them ``reading`` and ``fold``), ``movement`` (what the battle map shows of a move before
+it is made) and ``view`` (what each viewer sees, prompts, previews and log lines).
+Damage, the serious-injury table and bleeding are `rules.phobia.injuries`'; tests and
+odds `rules.phobia.success`'. What every system's engine does alike (the roster, reading
+commands, the engine object) is `rules.combat_kit`'s.
 """
 
 from collections.abc import Mapping

@@ -9,11 +9,13 @@ one weapon may also come as flat `weapon_*` fields (a form's).
 from dataclasses import dataclass
 from typing import Any
 
+from rules import scene
 from rules.combat_kit import FieldReader, RemoveCombatant, bad, read_command, stat_block_fields
 from rules.phobia.combat.state import AREAS, DAMAGE_TYPES, RESPONSES, Armour, Weapon
 
 MAX_KEY = 40
-MAX_METRES = 1000.0
+MAX_METRES = 1000.0  # a move's metres (the engine refuses more)
+MAX_COORD = 10_000.0  # a map coordinate in metres from the origin; bounds every float read
 
 
 # The GM's ----------------------------------------------------------------------------------
@@ -61,12 +63,17 @@ class AddCombatant:
     # A character's body from an earlier fight (PhobiaCombat.body_of): its damage, bleeding,
     # serious injuries, ongoing codes and losses go on in this encounter.
     carried: dict | None = None
+    # Where it stands on the map, in metres. Not given: side "a" at x 0, any other side at
+    # x 10, 1.5 m apart along y in the order they join (so tokens do not stack).
+    x: float | None = None
+    y: float | None = None
 
 
 @dataclass(frozen=True)
 class UpdateCombatant:
     """The GM sets what the text leaves to the table: side, protection per area, a + or −
-    to TO (line 235), Ob dice on all the combatant's tests (lines 527-552)."""
+    to TO (line 235), Ob dice on all the combatant's tests (lines 527-552); and places it on
+    the map (`x`, `y` in metres, before or during the fight: no trail to a placement)."""
 
     id: str
     side: str | None = None
@@ -74,6 +81,8 @@ class UpdateCombatant:
     cover: dict | None = None  # protection per area as the pages' forms post it (cover_<area>)
     turn_order_modifier: int | None = None
     modifier: int | None = None
+    x: float | None = None
+    y: float | None = None
 
 
 @dataclass(frozen=True)
@@ -155,10 +164,15 @@ class Attack:
 
 @dataclass(frozen=True)
 class Move:
-    """Metres moved (lines 261-271; Förflytta sig, lines 724-729)."""
+    """A move (lines 261-271; Förflytta sig, lines 724-729): to the map's point (`x`, `y`),
+    its metres the straight line there to the centimetre; or `metres` typed without a
+    point (old logs, the keyboard), the position unchanged. Given both, the point wins and
+    `metres` is not read; one of `x` and `y` alone, or nothing, is refused."""
 
     id: str
-    metres: float
+    metres: float | None = None
+    x: float | None = None
+    y: float | None = None
 
 
 @dataclass(frozen=True)
@@ -210,6 +224,7 @@ COMMANDS: dict[str, type] = {
     "end_turn": EndTurn,
     "respond": Respond,
     "pass": Pass,
+    **scene.COMMANDS,  # the battle map's walls, cover and picture (GM)
 }
 COMMAND_NAMES = {cls: name for name, cls in COMMANDS.items()}
 COMMAND_TYPES = {cls.__name__: cls for cls in COMMANDS.values()}
@@ -224,6 +239,7 @@ GM_ONLY = (
     Treat,
     Wake,
     EndEncounter,
+    *scene.GM_ONLY,
 )
 
 
@@ -238,7 +254,7 @@ def _value_entry(name: str, key: Any, item: Any) -> tuple[str, int]:
     return key.strip(), item
 
 
-_convert = FieldReader(max_number=MAX_METRES, entry=_value_entry)
+_convert = FieldReader(max_number=MAX_COORD, entry=_value_entry)
 
 
 def weapon_from_dict(data: Any) -> Weapon:

@@ -16,6 +16,16 @@ theirs meanwhile; then the attack is carried out and the responses after it, in 
 TO (lines 693-703). A response is +Ob1T6 per action made earlier in the round (lines
 673-681), and every action made after a response counts it (lines 681-683).
 
+Positions (the battle map, issue 27). Each combatant stands at x, y in metres, as in
+Aoristos: the GM places it when adding it (by default side "a" at x 0, the others at
+x 10, 1.5 m apart along y) or with update_combatant, and a Move to a point (x, y) goes
+there. The text counts only metres (lines 261-271): a move to a point is the straight
+line's metres to the centimetre, and every rule of a move reads only those, as it reads
+metres typed without a point (the position then stays). A combatant's `path` is the
+round's trail (from where it stood when the round's first move began), cleared by a new
+round and by the GM's placing it. `movement.move_preview` and `movement.move_bands` tell
+the map what a move would be before it is made, exact against `decide`.
+
 This module is the front: the GM's roster commands, what follows by itself (`settle`) and
 the table of which handler decides each command. The handlers are grouped by the text's
 chapters: ``rounds`` (the round and the turns), ``attacks`` (attacks and responses) and
@@ -42,8 +52,8 @@ rules in ``__init__``):
   (lines 780-794) marks the combatant in cover when its test succeeds (what cover does
   to later attacks is the GM's: protection per area). Fly (lines 801-804) ends the
   combatant's active actions for the round.
-* Only the attack opens responses: a move or another action does not (the engine has
-  no map to see it by).
+* Only the attack opens responses: a move or another action does not (the map's
+  positions are the table's; the text counts only metres).
 * The death roll (line 837-839) is rolled after a hit that gives Trauma ("not even
   necessary ... if only Smärta", lines 1039-1041), against TÅL (house rule); a failure
   is death. The shock roll is rolled after every hit that does damage, against
@@ -56,6 +66,7 @@ rules in ``__init__``):
 """
 
 from rules import combat_kit as K
+from rules import scene
 from rules.combat_kit import check_weapons, combatant, out_of_range, refuse, require_open
 from rules.errors import gettext_noop as _
 from rules.phobia.combat import attacks, damage, rounds
@@ -64,6 +75,7 @@ from rules.phobia.combat import events as E
 from rules.phobia.combat.attacks import declare_attack
 from rules.phobia.combat.damage import carried_body
 from rules.phobia.combat.fold import evolve
+from rules.phobia.combat.reading import require_coordinates
 from rules.phobia.combat.rounds import queue
 from rules.phobia.combat.state import ATTRIBUTE_KEYS, Combatant, Encounter
 
@@ -151,6 +163,12 @@ def _add(state: Encounter, cmd: C.AddCombatant, rng):
     for area, value in (cmd.protection or {}).items():
         protection[area] = protection.get(area, 0) + value
     body = carried_body(cmd.carried, state.seconds) if cmd.carried else {}
+    require_coordinates(x=cmd.x, y=cmd.y)
+    x, y = cmd.x, cmd.y
+    if x is None:
+        x = 0.0 if who["side"] == "a" else 10.0
+    if y is None:  # 1.5 m apart along the side's column
+        y = 1.5 * sum(1 for c in state.combatants if c.side == who["side"])
     new = Combatant(
         **body,
         **who,
@@ -161,6 +179,8 @@ def _add(state: Encounter, cmd: C.AddCombatant, rng):
         weapons=tuple(cmd.weapons),
         in_hand=in_hand,
         protection=tuple(sorted(protection.items())),
+        x=x,
+        y=y,
     )
     return [E.CombatantAdded(new)]
 
@@ -181,6 +201,10 @@ def _update(state: Encounter, cmd: C.UpdateCombatant, rng):
         if not -10 <= cmd.modifier <= 10:
             out_of_range("modifier", -10, 10)
         changes.append(("modifier", cmd.modifier))
+    require_coordinates(x=cmd.x, y=cmd.y)
+    for name in ("x", "y"):  # the GM places it on the map (fold: no trail to a new place)
+        if getattr(cmd, name) is not None:
+            changes.append((name, getattr(cmd, name)))
     return [K.updated(cmd.id, changes)]
 
 
@@ -193,6 +217,7 @@ HANDLERS = {
     C.AddCombatant: _add,
     C.UpdateCombatant: _update,
     C.RemoveCombatant: K.remove_combatant,
+    **scene.HANDLERS,
     C.EndEncounter: _end,
     **rounds.HANDLERS,
     **attacks.HANDLERS,

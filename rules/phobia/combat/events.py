@@ -6,6 +6,7 @@ of its events. Each event names its combatants by id.
 
 from dataclasses import dataclass
 
+from rules import scene
 from rules.combat_kit import CombatantRemoved, CombatantUpdated  # alike in every system
 from rules.phobia.combat.state import Combatant, Injury
 from rules.phobia.injuries import Bleeding
@@ -84,13 +85,16 @@ class Declared:
 class Moved:
     """`mode`: "" within the free 2 m, "move" up to FÖR (all actions harder), "run" up to
     FÖR x 2, "sprint" up to FÖR x 3 (lines 261-271). `action`: it is the active action
-    Förflytta sig (lines 724-729)."""
+    Förflytta sig (lines 724-729). `x`, `y`: the map's point it moved to; None for metres
+    typed without one (and in logs from before the map), where the position stays."""
 
     id: str
     metres: float
     total: float
     mode: str
     action: bool
+    x: float | None = None
+    y: float | None = None
 
 
 @dataclass(frozen=True)
@@ -295,5 +299,5 @@ EVENT_TYPES = {
         Woke,
         EncounterEnded,
     )
-}
+} | scene.EVENT_TYPES  # the battle map's walls, cover and picture
 VALUE_TYPES = {cls.__name__: cls for cls in (Test, CheckRolled, LossRolled, Bleeding)}

@@ -1,6 +1,6 @@
 """`evolve(state, event)`: what each event of a Phobia encounter does to it (lines
-613-804, 806-1130), and `wound`: a hit's boxes, injury, ongoing effects and losses taken
-onto a combatant.
+613-804, 806-1130), `wound`: a hit's boxes, injury, ongoing effects and losses taken
+onto a combatant, and `trail`: the round's path on the map.
 
 It never rolls (every die is in the event), so replaying the stored events rebuilds the
 state exactly; the handlers fold their own events in with it to see what follows, and
@@ -20,6 +20,10 @@ from rules.phobia.combat.state import (
     changed,
 )
 from rules.phobia.injuries import EAR_LOSS, ROUND_SECONDS, CheckKind, parse_code
+from rules.scene import EVENT_TYPES as SCENE_EVENTS
+from rules.scene import evolve_scene
+
+SCENE_KINDS = frozenset(SCENE_EVENTS.values())
 
 ROUND_RESET = dict(
     declared=None,
@@ -30,7 +34,13 @@ ROUND_RESET = dict(
     aim=None,
     turn_over=False,
     fled=False,
+    path=(),  # the map's trail is the round's
 )
+
+
+def trail(c: Combatant, x: float, y: float) -> tuple[tuple[float, float], ...]:
+    """The round's path of `c` with the point it moves to: from where it stood first."""
+    return (*(c.path or ((c.x, c.y),)), (x, y))
 
 
 def wound(c: Combatant, event: E.Wounded, now: int) -> Combatant:
@@ -77,7 +87,13 @@ def evolve(state: Encounter, event) -> Encounter:
     if kind is E.CombatantAdded:
         return state.joined(event.combatant)
     if kind is E.CombatantUpdated:
-        return state.put(combatant(state, event.id).with_(**dict(event.changes)))
+        c = combatant(state, event.id)
+        changes = dict(event.changes)
+        # Placed by the GM: no trail to it. The change form posts the position as it is
+        # with every other change; that is no placement, and the trail stays.
+        if changes.get("x", c.x) != c.x or changes.get("y", c.y) != c.y:
+            changes["path"] = ()
+        return state.put(c.with_(**changes))
     if kind is E.CombatantRemoved:
         return state.without(event.id)
     if kind is E.RoundStarted:
@@ -93,6 +109,8 @@ def evolve(state: Encounter, event) -> Encounter:
     if kind is E.Moved:
         c = combatant(state, event.id)
         changes = {"moved": event.total, "in_cover": False}
+        if event.x is not None:  # to a map point (metres typed: the position stays)
+            changes.update(x=event.x, y=event.y, path=trail(c, event.x, event.y))
         if event.action:
             changes.update(move_mode=event.mode, actives=c.actives + 1)
         return state.put(c.with_(**changes))
@@ -164,4 +182,6 @@ def evolve(state: Encounter, event) -> Encounter:
         return state.put(combatant(state, event.id).with_(conscious=True))
     if kind is E.EncounterEnded:
         return changed(state, ended=True, pending=None, active=None)
+    if kind in SCENE_KINDS:
+        return evolve_scene(state, event)
     raise RulesError(f"unknown event {kind.__name__}")

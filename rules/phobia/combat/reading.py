@@ -2,12 +2,16 @@
 waits for an attack's responses, whose turn it is and whether it has a declared action
 left (lines 650-658, 695-705), what makes any action harder (moving, line 264; Smärta,
 lines 1036-1045; the GM's modifier), and a test's difficulty kept within Ob0T6..Ob20T6
-(lines 541-547) and rolled. No handler is here.
+(lines 541-547) and rolled; a map point's bounds and a move's metres (the text counts
+only metres, lines 261-271; the map's positions are the table's). No handler is here.
 """
 
-from rules.combat_kit import combatant, refuse, require_open
+import math
+
+from rules.combat_kit import combatant, out_of_range, refuse, require_open
 from rules.errors import gettext_noop as _
 from rules.phobia.combat import events as E
+from rules.phobia.combat.commands import MAX_COORD
 from rules.phobia.combat.state import Combatant, Encounter
 from rules.phobia.dice import ObDice, roll
 from rules.phobia.injuries import skill_difficulty_added
@@ -76,3 +80,26 @@ def roll_test(rng, stat: str, chance: int, parts) -> tuple[E.Test, object]:
         fumble=outcome.fumble,
     )
     return test, outcome
+
+
+def require_coordinates(**values: float | None) -> None:
+    """Refuse a map coordinate given (not None) that is not a finite number of metres
+    within MAX_COORD of the origin, as a bad field."""
+    for field, value in values.items():
+        if value is not None and not -MAX_COORD <= value <= MAX_COORD:
+            out_of_range(field, -int(MAX_COORD), int(MAX_COORD))
+
+
+def move_distance(c: Combatant, x: float | None, y: float | None, metres: float | None):
+    """A Move's metres and the point it goes to: to (x, y), the straight line from where
+    `c` stands, to the centimetre (the point wins over typed metres); else the typed
+    `metres` and no point (None, None). Refused without either, or with half a point."""
+    if x is not None or y is not None:
+        if x is None or y is None:
+            refuse(_("give both x and y of the point to move to"), "bad_field",
+                   field="x" if x is None else "y")
+        require_coordinates(x=x, y=y)
+        return round(math.hypot(x - c.x, y - c.y), 2), x, y
+    if metres is None:
+        refuse(_("give the metres to move, or a point (x and y)"), "bad_field", field="metres")
+    return metres, None, None

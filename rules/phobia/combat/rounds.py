@@ -11,13 +11,20 @@ from rules.combat_kit import out_of_range, refuse
 from rules.errors import gettext_noop as _
 from rules.phobia.combat import commands as C
 from rules.phobia.combat import events as E
+from rules.phobia.combat.commands import MAX_METRES
 from rules.phobia.combat.damage import time_events
-from rules.phobia.combat.reading import require_action_left, require_quiet, require_turn
+from rules.phobia.combat.reading import (
+    move_distance,
+    require_action_left,
+    require_quiet,
+    require_turn,
+)
 from rules.phobia.combat.state import Combatant, Encounter
 from rules.phobia.dice import PlainDice, roll
 from rules.phobia.injuries import ROUND_SECONDS, Activity
 
 FREE_METRES = 2.0  # lines 261-262
+LEAST_METRES = 0.5  # a move shorter is refused (the engine's, not the text's)
 MAX_ACTIONS = 10
 TO_DIE = PlainDice(1, 10)  # lines 245-247
 
@@ -76,12 +83,15 @@ def _declare(state: Encounter, cmd: C.Declare, rng):
 
 
 def _move(state: Encounter, cmd: C.Move, rng):
+    """A move to a map point counts the metres there; every rule below reads only them.
+    `move_bands` (movement.py) states these rules as distances: keep the two together."""
     c = require_turn(state, cmd.id)
-    if not 0.5 <= cmd.metres <= 1000:
-        out_of_range("metres", 0.5, 1000)
-    total = round(c.moved + cmd.metres, 2)
+    metres, x, y = move_distance(c, cmd.x, cmd.y, cmd.metres)
+    if not LEAST_METRES <= metres <= MAX_METRES:
+        out_of_range("metres", LEAST_METRES, int(MAX_METRES))
+    total = round(c.moved + metres, 2)
     if total <= FREE_METRES:
-        return [E.Moved(c.id, cmd.metres, total, "", False)]
+        return [E.Moved(c.id, metres, total, "", False, x, y)]
     if c.move_mode:
         refuse(_("Förflytta sig is once a round"), "moved")
     if c.declared is None:
@@ -96,7 +106,7 @@ def _move(state: Encounter, cmd: C.Move, rng):
             refuse(_("running leaves no other action: declare one action"), "run_alone")
     else:
         refuse(_("at most Förflyttning x 3 = {metres} m a round"), "too_far", metres=3 * c.movement)
-    return [E.Moved(c.id, cmd.metres, total, mode, True)]
+    return [E.Moved(c.id, metres, total, mode, True, x, y)]
 
 
 def _act(state: Encounter, cmd: C.Act, rng):

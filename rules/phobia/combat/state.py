@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 
 from rules.combat_kit import Roster, changed, pairs_get
 from rules.phobia.injuries import DEFAULT_COLUMNS, DEFAULT_PER_ROW, Bleeding
+from rules.scene import VALUE_TYPES as SCENE_VALUES
+from rules.scene import Scene
 
 AREAS = ("face", "skull", "neck", "arm", "chest", "belly", "groin", "leg")  # lines 944-1004
 DAMAGE_TYPES = ("P", "K", "H")  # lines 68-90
@@ -137,6 +139,12 @@ class Combatant:
     turn_over: bool = False
     fled: bool = False
     in_cover: bool = False
+    # On the battle map (the text counts only metres, lines 261-271): where it stands, in
+    # metres, and the round's trail (where it stood when the round's first move began,
+    # then each point moved to; none after the GM places it).
+    x: float = 0.0
+    y: float = 0.0
+    path: tuple[tuple[float, float], ...] = ()
 
     def value(self, key: str) -> int:
         if key == "shock_value":
@@ -213,9 +221,11 @@ class Encounter(Roster):
     round_closed: bool = False  # the round's end is done; the next one is not begun
     ended: bool = False
     next_id: int = 1
+    scene: Scene = Scene()  # walls, cover and a picture on the battle map (rules.scene)
 
 
 # The values a stored log holds inside events and commands, by name (for the codec).
 VALUE_TYPES = {
-    cls.__name__: cls for cls in (Combatant, Weapon, Armour, AimedShot, Injury, Ongoing)
+    **{cls.__name__: cls for cls in (Combatant, Weapon, Armour, AimedShot, Injury, Ongoing)},
+    **SCENE_VALUES,
 }

@@ -28,6 +28,8 @@ from rules.phobia.combat.attacks import (
 )
 from rules.phobia.combat.damage import body_of, death_parts, shock_parts
 from rules.phobia.combat.fold import evolve
+from rules.phobia.combat.movement import move_bands
+from rules.phobia.combat.movement import move_preview as move_preview  # the engine's preview
 from rules.phobia.combat.reading import difficulty_of
 from rules.phobia.combat.rounds import order_key, queue
 from rules.phobia.combat.state import AREAS, ATTRIBUTE_KEYS, RESPONSES, Combatant, Encounter
@@ -186,6 +188,12 @@ def combatant_view(state: Encounter, c: Combatant, viewer: Viewer) -> dict:
         "injuries": [injury_view(i) for i in c.injuries],
         "controlled": viewer.is_gm or c.id in viewer.controls,
         "numbers": sees_numbers(c, viewer),
+        # Where it stands and the round's trail (positions are public) and, for who
+        # commands the combatant whose turn it is, the moves it may make (lines 261-271).
+        "x": c.x,
+        "y": c.y,
+        "path": [[x, y] for x, y in c.path],
+        "move_bands": move_bands(state, c) if state.active == c.id and mine(c, viewer) else None,
     }
     if not sees_numbers(c, viewer):
         return data
@@ -706,6 +714,8 @@ def describe_one(state: Encounter, event, viewer: Viewer) -> dict:
         return line
     if isinstance(event, E.Moved):
         line.update(
+            x=event.x,
+            y=event.y,
             metres=event.metres,
             total=event.total,
             mode=event.mode,

@@ -10,8 +10,6 @@ several rounds", "Reactions", "Other rolls", "Stances").
 Commands: every action (`commands.ACTIONS`) and Pass.
 """
 
-import math
-
 from rules.combat_kit import combatant, out_of_range, refuse, require_open
 from rules.errors import RulesError
 from rules.errors import gettext_noop as _
@@ -23,6 +21,8 @@ from rules.t10.combat.reading import (
     bonus_of,
     check_modifier,
     common_parts,
+    move_cost,
+    move_metres,
     require_running,
     roll_bonus,
     weapon_of,
@@ -80,9 +80,7 @@ def check_action(state: Encounter, c: Combatant, cmd) -> int:
     if isinstance(cmd, C.Attack):
         return check_attack(state, c, cmd)
     if isinstance(cmd, C.Move):
-        if not 0 < cmd.metres <= 1000:
-            out_of_range("metres", 0.1, 1000)
-        return max(1, math.ceil(cmd.metres / house.metres_per_ap - 1e-9))
+        return move_cost(move_metres(c, cmd), house.metres_per_ap)
     if isinstance(cmd, C.Cover):
         if c.in_cover:
             refuse(_("{name} is in cover already"), "in_cover", name=c.name)
@@ -162,7 +160,7 @@ def perform(state: Encounter, c: Combatant, cmd, rng, *, reacting: bool = False)
             return [declared]
         return [declared, *resolve_pending(evolve(state, declared), rng)]
     if isinstance(cmd, C.Move):
-        return [E.Moved(c.id, cmd.metres)]
+        return [E.Moved(c.id, move_metres(c, cmd), cmd.x, cmd.y)]  # x, y None: metres only
     if isinstance(cmd, C.Cover):
         return [E.CoverTaken(c.id)]
     if isinstance(cmd, C.Stance):

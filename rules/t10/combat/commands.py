@@ -10,6 +10,7 @@ the state (AP, ranges, ammunition) are `decide`'s.
 from dataclasses import MISSING, dataclass
 from typing import Any
 
+from rules import scene
 from rules.combat_kit import FieldReader, RemoveCombatant, bad, read_command, stat_block_fields
 from rules.t10.character import ABILITIES, SKILLS
 from rules.t10.combat.state import MAX_PROTECTION, MODES, STANCES, Armour, Weapon
@@ -31,7 +32,9 @@ class AddCombatant:
     NPC's): abilities (0 or less), skills as the bonus each roll gets, Initiativ,
     Kroppsskydd (armour pieces and/or `protection`, at most 10 together), weapons, the
     weapon at hand (`right`) and its stance, and the fatigue and damage it starts with
-    (`carried`: a character's body from its last fight, `T10Combat.body_of`)."""
+    (`carried`: a character's body from its last fight, `T10Combat.body_of`), and where it
+    stands on the map (`x`, `y` in metres; not given: side "a" at x 0, the others at x 10,
+    1.5 m apart down y in the order they join)."""
 
     name: str
     side: str = "a"
@@ -52,6 +55,8 @@ class AddCombatant:
     fatigue: int = 0
     damage: int = 0
     carried: dict | None = None
+    x: float | None = None
+    y: float | None = None
     # One weapon as a form's flat fields.
     weapon_name: str | None = None
     weapon_skill: str | None = None
@@ -72,7 +77,8 @@ class AddCombatant:
 @dataclass(frozen=True)
 class UpdateCombatant:
     """The GM sets what the table decides: side, Utmattning, Skada, Kroppsskydd, a
-    standing + or − on every roll, cover, painkillers, the stance."""
+    standing + or − on every roll, cover, painkillers, the stance, and places the
+    combatant on the map (`x`, `y`: its round's trail starts again there)."""
 
     id: str
     side: str | None = None
@@ -83,6 +89,8 @@ class UpdateCombatant:
     in_cover: bool | None = None
     painkillers: bool | None = None
     stance: str | None = None
+    x: float | None = None
+    y: float | None = None
 
 
 @dataclass(frozen=True)
@@ -131,8 +139,15 @@ class Attack:
 
 @dataclass(frozen=True)
 class Move:
+    """Förflyttning, paid per metre (house rule `metres_per_ap`): to the point (`x`, `y`)
+    on the map, its metres the straight line there (to the centimetre), or `metres` typed
+    without a point (old logs, the typed form: the position stays). Given both, the
+    point counts and `metres` is ignored."""
+
     id: str
-    metres: float
+    metres: float | None = None
+    x: float | None = None
+    y: float | None = None
 
 
 @dataclass(frozen=True)
@@ -248,8 +263,10 @@ COMMANDS: dict[str, type] = {
     "pass": Pass,
 }
 COMMAND_NAMES = {cls: name for name, cls in COMMANDS.items()}
+COMMANDS.update(scene.COMMANDS)  # the battle map's walls, cover and picture (GM)
 COMMAND_TYPES = {cls.__name__: cls for cls in COMMANDS.values()}
-GM_ONLY = (AddCombatant, UpdateCombatant, RemoveCombatant, Start, EndRound, Damage, EndEncounter)
+GM_ONLY = (AddCombatant, UpdateCombatant, RemoveCombatant, Start, EndRound, Damage, EndEncounter,
+           *scene.GM_ONLY)
 # What a combatant does with AP (in its turn, with saved AP, or as a reaction).
 ACTIONS = (Attack, Move, Cover, Stance, FireMode, Reload, Treat, Painkillers, Recover, SkillRoll,
            Act)

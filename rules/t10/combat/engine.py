@@ -84,11 +84,20 @@ The fight (the text, and how this engine reads it):
   skill not given rolls with its ability (a character's block gives every skill's
   effective bonus). Kroppsskydd of several pieces adds up to at most 10.
 * Sums of bonuses beyond ±30 are rolled at ±30 (`rolls.MAX_BONUS`: every roll is certain
-  long before). The engine has no map: distances are given with each attack, moves only
-  cost AP and end cover.
+  long before).
+* **The map** (our addition; the text has none). Each combatant stands at a point (x, y
+  in metres): placed when added (else side "a" at x 0, the others at x 10, 1.5 m apart)
+  or by the GM. A move names the point it goes to and is as long as the straight line
+  there (to the centimetre; a typed `metres` beside a point is ignored), or is typed in
+  metres only and leaves the point as it was (as do the moves of logs from before the
+  map); either costs 1 AP per started `metres_per_ap` metres and ends cover. Each round
+  keeps the trail of every move (the map draws it; `movement` previews a move for it).
+  The distance of an attack is still given with it (the page fills it in from the map),
+  never taken from the points.
 """
 
 from rules import combat_kit as K
+from rules import scene
 from rules.combat_kit import check_weapons, combatant, out_of_range, refuse, require_open
 from rules.errors import gettext_noop as _
 from rules.t10.combat import actions, damage, rounds
@@ -97,7 +106,7 @@ from rules.t10.combat import events as E
 from rules.t10.combat.actions import turn_start
 from rules.t10.combat.damage import MAX_SCORE, carried_body
 from rules.t10.combat.fold import evolve
-from rules.t10.combat.reading import MAX_MODIFIER, check_modifier
+from rules.t10.combat.reading import MAX_MODIFIER, check_modifier, check_point
 from rules.t10.combat.rounds import end_of_round, ordered, tie_rolls
 from rules.t10.combat.state import MAX_PROTECTION, Combatant, Encounter
 
@@ -169,6 +178,7 @@ def _add(state: Encounter, cmd: C.AddCombatant, rng):
         body = carried_body(cmd.carried)
     new = Combatant(
         **who,
+        **placed(state, who["side"], cmd.x, cmd.y),
         skills=skills,
         abilities=tuple(abilities),
         initiative=cmd.initiative,
@@ -192,6 +202,18 @@ def _add(state: Encounter, cmd: C.AddCombatant, rng):
     )
     initiative = tuple((cid, after.get(cid).initiative) for cid, _dice in changes)
     return [added, E.InitiativeRolled("join", changes, initiative)]
+
+
+def placed(state: Encounter, side: str, x: float | None, y: float | None) -> dict:
+    """A newcomer's place on the map: as given, else side "a" at x 0 and every other at
+    x 10, 1.5 m down y for each already on its side (tokens do not stack)."""
+    if x is None:
+        x = 0.0 if side == "a" else 10.0
+    if y is None:
+        y = 1.5 * sum(1 for c in state.combatants if c.side == side)
+    check_point("x", x)
+    check_point("y", y)
+    return {"x": float(x), "y": float(y)}
 
 
 def _update(state: Encounter, cmd: C.UpdateCombatant, rng):
@@ -227,6 +249,12 @@ def _update(state: Encounter, cmd: C.UpdateCombatant, rng):
         if cmd.stance != "normal" and c.wielded is None:
             refuse(_("a stance other than Normal needs a weapon"), "bad_field", field="stance")
         changes.append(("stance", cmd.stance))
+    for key in ("x", "y"):  # placed on the map: its round's trail starts again there
+        value = getattr(cmd, key)
+        if value is not None:
+            check_point(key, value)
+            if value != getattr(c, key):  # the GM's form posts the place with every change
+                changes.append((key, float(value)))
     return [K.updated(c.id, changes)]
 
 
@@ -239,6 +267,7 @@ HANDLERS = {
     C.AddCombatant: _add,
     C.UpdateCombatant: _update,
     C.RemoveCombatant: K.remove_combatant,
+    **scene.HANDLERS,
     C.EndEncounter: _end,
     **rounds.HANDLERS,
     **damage.HANDLERS,

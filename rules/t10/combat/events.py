@@ -8,6 +8,7 @@ its events. Each event names its combatants by id. A roll is a `rules.t10.rolls.
 from dataclasses import dataclass
 from typing import Any
 
+from rules import scene
 from rules.combat_kit import CombatantRemoved, CombatantUpdated  # alike in every system
 from rules.t10.combat.state import Combatant
 from rules.t10.rolls import Outcome
@@ -97,8 +98,13 @@ class APSpent:
 
 @dataclass(frozen=True)
 class Moved:
+    """`x`, `y`: the point moved to on the map; None for a move typed in metres only (and
+    in logs from before the map), which leaves the position as it was."""
+
     id: str
     metres: float
+    x: float | None = None
+    y: float | None = None
 
 
 @dataclass(frozen=True)
@@ -313,5 +319,5 @@ EVENT_TYPES = {
         RoundEnded,
         EncounterEnded,
     )
-}
+} | scene.EVENT_TYPES  # the battle map's walls, cover and picture
 VALUE_TYPES = {cls.__name__: cls for cls in (Outcome,)}

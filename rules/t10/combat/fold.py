@@ -8,14 +8,31 @@ state exactly; the handlers fold their own events in with it to see what follows
 
 from rules.combat_kit import combatant
 from rules.errors import RulesError
+from rules.scene import EVENT_TYPES as SCENE_EVENTS
+from rules.scene import evolve_scene
 from rules.t10.combat import events as E
-from rules.t10.combat.state import Begun, Encounter, Pending, Reaction, changed, pairs_set
+from rules.t10.combat.state import (
+    Begun,
+    Combatant,
+    Encounter,
+    Pending,
+    Reaction,
+    changed,
+    pairs_set,
+)
+
+SCENE_KINDS = frozenset(SCENE_EVENTS.values())
 
 
 def fold(state: Encounter, events) -> Encounter:
     for event in events:
         state = evolve(state, event)
     return state
+
+
+def trail(c: Combatant, x: float, y: float) -> tuple[tuple[float, float], ...]:
+    """The round's path of `c` with the point it moves to: from where it stood first."""
+    return (*(c.path or ((c.x, c.y),)), (x, y))
 
 
 def _put(state: Encounter, cid: str, **changes) -> Encounter:
@@ -27,7 +44,10 @@ def evolve(state: Encounter, event) -> Encounter:
     if kind is E.CombatantAdded:
         return state.joined(event.combatant)
     if kind is E.CombatantUpdated:
-        return _put(state, event.id, **dict(event.changes))
+        changes = dict(event.changes)
+        if "x" in changes or "y" in changes:  # placed by the GM: no trail to it
+            changes["path"] = ()
+        return _put(state, event.id, **changes)
     if kind is E.CombatantRemoved:
         return state.without(event.id)
     if kind is E.InitiativeRolled:
@@ -39,7 +59,8 @@ def evolve(state: Encounter, event) -> Encounter:
     if kind is E.RoundStarted:
         ap = dict(event.ap)
         combatants = tuple(
-            c.with_(ap=ap.get(c.id, 0), saved=0, turn_done=False) for c in state.combatants
+            c.with_(ap=ap.get(c.id, 0), saved=0, turn_done=False, path=())
+            for c in state.combatants
         )
         return changed(
             state, round=event.round, active=None, round_closed=False, combatants=combatants
@@ -64,7 +85,12 @@ def evolve(state: Encounter, event) -> Encounter:
         c = combatant(state, event.id)
         return state.put(c.with_(ap=c.ap - event.ap, saved=c.saved - event.saved))
     if kind is E.Moved:
-        return _put(state, event.id, in_cover=False)
+        if event.x is None:  # typed in metres (or from before the map): it stays put
+            return _put(state, event.id, in_cover=False)
+        c = combatant(state, event.id)
+        return state.put(
+            c.with_(in_cover=False, x=event.x, y=event.y, path=trail(c, event.x, event.y))
+        )
     if kind is E.CoverTaken:
         return _put(state, event.id, in_cover=True)
     if kind is E.StanceChanged:
@@ -132,4 +158,6 @@ def evolve(state: Encounter, event) -> Encounter:
         return changed(state, combatants=combatants, active=None, round_closed=True)
     if kind is E.EncounterEnded:
         return changed(state, ended=True, pending=None, active=None)
+    if kind in SCENE_KINDS:
+        return evolve_scene(state, event)
     raise RulesError(f"unknown event {kind.__name__}")

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rules.combat_kit import Roster, changed, pairs_get
+from rules.scene import VALUE_TYPES as SCENE_VALUES
+from rules.scene import Scene
 from rules.t10.character import AP_PER_ROUND
 
 STANCES = ("normal", "ready", "aimed")  # Ställningar: Normal, Färdigställning, Anläggning
@@ -120,12 +122,17 @@ class Combatant:
     damage: int = 0  # Skada
     painkillers: bool = False  # smärtstillande: fatigue may fall below the damage
     in_cover: bool = False  # until it moves
+    x: float = 0.0  # where it stands on the map, in metres
+    y: float = 0.0
     rolls: tuple[int, ...] = ()  # the initiative 1T10, then the tie-breaking rerolls
     # This round.
     ap: int = 0  # AP left (in and before its turn)
     saved: int = 0  # sparade AP (after its turn, until the round ends)
     turn_done: bool = False
     begun: Begun | None = None
+    # The round's trail on the map: where it stood when its first move began, then each
+    # point it moved to (empty until it moves; a new round and the GM's placing clear it).
+    path: tuple[tuple[float, float], ...] = ()
 
     @property
     def alive(self) -> bool:
@@ -216,6 +223,7 @@ class Encounter(Roster):
     round_closed: bool = False  # the round ended and nobody could act in the next
     ended: bool = False
     next_id: int = 1
+    scene: Scene = Scene()  # walls, cover and a picture on the battle map (rules.scene)
 
     @property
     def started(self) -> bool:
@@ -223,4 +231,7 @@ class Encounter(Roster):
 
 
 # The values a stored log holds inside events and commands, by name (for the codec).
-VALUE_TYPES = {cls.__name__: cls for cls in (Combatant, Weapon, Armour, Begun, Reaction, Pending)}
+VALUE_TYPES = {
+    **{cls.__name__: cls for cls in (Combatant, Weapon, Armour, Begun, Reaction, Pending)},
+    **SCENE_VALUES,
+}

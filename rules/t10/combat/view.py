@@ -22,6 +22,8 @@ from rules.t10.combat import events as E
 from rules.t10.combat.actions import other_parts, plan_action, stance_plan
 from rules.t10.combat.attacks import attack_parts, range_band
 from rules.t10.combat.fold import evolve
+from rules.t10.combat.movement import move_bands
+from rules.t10.combat.movement import move_preview as move_preview  # the engine's preview
 from rules.t10.combat.reading import bonus_of, roll_bonus
 from rules.t10.combat.rounds import _end_turn, ordered
 from rules.t10.combat.state import (
@@ -182,6 +184,24 @@ def combatant_view(
         "wielded_name": wielded.name if wielded else "",
         "controlled": mine(c, viewer),
         "numbers": sees_numbers(c, viewer),
+        # The map (positions and the round's trail are public) and, for who commands
+        # the combatant: what a move costs by its distance in its turn, and its weapons'
+        # three ranges ("Vapen": nära, normalt, maximalt avstånd).
+        "x": c.x,
+        "y": c.y,
+        "path": [[x, y] for x, y in c.path],
+        "move_bands": (
+            move_bands(state, c) if state.active == c.id and mine(c, viewer) else None
+        ),
+        "ranges": (
+            [
+                {"weapon": w.key, "name": w.name, "close": w.close, "normal": w.normal,
+                 "maximum": w.maximum}
+                for w in c.weapons
+            ]
+            if mine(c, viewer)
+            else None
+        ),
     }
     if not sees_numbers(c, viewer):
         return data
@@ -432,6 +452,8 @@ def acting_view(
                 "stance_name": STANCE_NAMES[c.stance],
                 "wielded": c.wielded or "",
                 "in_cover": c.in_cover,
+                "x": c.x,
+                "y": c.y,
                 "fatigue": c.fatigue,
                 "fatigue_floor": c.fatigue_floor,
                 "weapons": [weapon_view(state, c, w, names) for w in c.weapons],
