@@ -479,11 +479,11 @@ def log_lines(state, events, viewer: Viewer, line: Callable, evolve: Callable) -
     """The log lines of one record's events as `viewer` may read them: `line(state, event,
     viewer)` each, `state` the encounter just before that event; the battle map's scene
     events (rules/scene.py, alike in every system) as `scene_line` writes them."""
-    from rules.scene import EVENT_TYPES, scene_line  # the scene module reads this one
+    from rules.scene import EVENT_CLASSES, scene_line  # the scene module reads this one
 
     lines = []
     for event in events:
-        if type(event).__name__ in EVENT_TYPES:
+        if type(event) in EVENT_CLASSES:
             lines.append(scene_line(event, viewer.is_gm))
         else:
             lines.append(line(state, event, viewer))

@@ -111,6 +111,7 @@ class PictureSet:
 
 
 EVENT_TYPES = {cls.__name__: cls for cls in (ShapeAdded, ShapeRemoved, PictureSet)}
+EVENT_CLASSES = frozenset(EVENT_TYPES.values())  # what a fold hands to `evolve_scene`
 VALUE_TYPES = {cls.__name__: cls for cls in (Shape, Picture, Scene)}
 
 

@@ -23,10 +23,8 @@ from rules.aoristos.combat.state import (
 )
 from rules.combat_kit import combatant
 from rules.errors import RulesError
-from rules.scene import EVENT_TYPES as SCENE_EVENTS
+from rules.scene import EVENT_CLASSES as SCENE_KINDS
 from rules.scene import evolve_scene
-
-SCENE_KINDS = frozenset(SCENE_EVENTS.values())
 
 
 def spend(state: Encounter, cid: str, cost: int, **changes) -> Encounter:

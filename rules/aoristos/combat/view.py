@@ -35,7 +35,7 @@ from rules.aoristos.combat.vigilance import (
 from rules.combat_kit import GM_VIEW, LowestDice, percent, sees_numbers, why_of
 from rules.engine import Viewer, encode
 from rules.errors import RulesError
-from rules.scene import EVENT_TYPES as SCENE_EVENTS
+from rules.scene import EVENT_CLASSES as SCENE_KINDS
 from rules.scene import scene_line
 
 AREA_ORDER = ("head", "torso", *LIMBS)  # the card lists the areas hit in this order
@@ -462,7 +462,7 @@ def describe(state: Encounter, events, viewer: Viewer) -> list[dict]:
     for event in events:
         data = encode(event)
         kind = data.pop("_")
-        if kind in SCENE_EVENTS:
+        if type(event) in SCENE_KINDS:
             lines.append(scene_line(event, viewer.is_gm))
             state = evolve(state, event)
             continue

@@ -20,10 +20,8 @@ from rules.phobia.combat.state import (
     changed,
 )
 from rules.phobia.injuries import EAR_LOSS, ROUND_SECONDS, CheckKind, parse_code
-from rules.scene import EVENT_TYPES as SCENE_EVENTS
+from rules.scene import EVENT_CLASSES as SCENE_KINDS
 from rules.scene import evolve_scene
-
-SCENE_KINDS = frozenset(SCENE_EVENTS.values())
 
 ROUND_RESET = dict(
     declared=None,

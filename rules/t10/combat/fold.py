@@ -8,7 +8,7 @@ state exactly; the handlers fold their own events in with it to see what follows
 
 from rules.combat_kit import combatant
 from rules.errors import RulesError
-from rules.scene import EVENT_TYPES as SCENE_EVENTS
+from rules.scene import EVENT_CLASSES as SCENE_KINDS
 from rules.scene import evolve_scene
 from rules.t10.combat import events as E
 from rules.t10.combat.state import (
@@ -20,8 +20,6 @@ from rules.t10.combat.state import (
     changed,
     pairs_set,
 )
-
-SCENE_KINDS = frozenset(SCENE_EVENTS.values())
 
 
 def fold(state: Encounter, events) -> Encounter:
