@@ -164,6 +164,8 @@ else:
 # Live-table events go through Redis pub/sub when set, so several processes share tables;
 # otherwise an in-process broadcaster (one server process) is used.
 REDIS_URL = os.environ.get("REDIS_URL", "")
+# The pub/sub channels' name (default: from the database's name), for sites sharing a Redis.
+REDIS_CHANNEL_PREFIX = os.environ.get("REDIS_CHANNEL_PREFIX", "")
 
 
 def cache_from_url(url: str) -> dict:

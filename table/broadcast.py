@@ -10,11 +10,14 @@ Two implementations with one interface, `publish(campaign_id, message)` and
   callback. In a server process the subscriber is the campaign's hub (`table.stream`), one
   per campaign, however many pages are open.
 - `RedisBroadcaster` (when REDIS_URL is set): the message is delivered in this process at
-  once, and a notice with only the campaign and the event's number goes to the other
-  processes through a Redis pub/sub channel. The notice carries no dice, so a secret roll
-  never leaves the database; the hubs of other processes read the event from the database
-  once per process. Publishing to Redis happens in a background thread with short
-  timeouts: a frozen or stopped Redis never slows the request that rolled.
+  once, and goes to the other processes through a Redis pub/sub channel: whole when every
+  member may see all of it (`table.services.whole_for_everyone`), so their hubs need no
+  database read; otherwise (a secret roll, a combat record whose GM lines hold what
+  players may not see) only its number, so no secret ever leaves the database, and each
+  other process reads that event once. Publishing to Redis happens in a background thread
+  with short timeouts: a frozen or stopped Redis never slows the request that rolled.
+  The channels are named after the database (`channel_prefix`), so sites that share one
+  Redis never hear each other's tables.
 
 Redis is a fast path, not the record: the hubs also poll the campaigns' last event number
 every few seconds while Redis is configured (`table.stream.POLL_SECONDS`), and at once when
@@ -26,7 +29,9 @@ import asyncio
 import contextlib
 import json
 import logging
+import os
 import queue
+import secrets
 import threading
 import time
 from collections import defaultdict
@@ -37,7 +42,9 @@ from django.conf import settings
 
 log = logging.getLogger(__name__)
 
-CHANNEL_PREFIX = "aoristos:campaign:"
+# A message larger than this travels as its number only (the other processes read it).
+WHOLE_MAX_BYTES = 64 * 1024
+PROCESS = secrets.token_hex(8)  # this process's name on the channels: it skips its own
 # Redis socket timeouts: a frozen Redis costs the publisher thread this much per try,
 # never a request.
 REDIS_TIMEOUT = 0.5
@@ -134,7 +141,7 @@ class RedisBroadcaster(LocalBroadcaster):
         self.deliver(campaign_id, message)  # this process's pages need no round trip
         self._start_publisher()
         try:
-            self._outbox.put_nowait((campaign_id, int(message["seq"])))
+            self._outbox.put_nowait((campaign_id, message))
         except queue.Full:  # Redis has been away a long time: the poll catches up
             self._log_error("Redis publish queue is full; dropping a notice")
 
@@ -152,10 +159,11 @@ class RedisBroadcaster(LocalBroadcaster):
         client = redis.Redis.from_url(
             self.url, socket_timeout=REDIS_TIMEOUT, socket_connect_timeout=REDIS_TIMEOUT
         )
+        prefix = channel_prefix()
         while True:
-            campaign_id, seq = self._outbox.get()
+            campaign_id, message = self._outbox.get()
             try:
-                client.publish(f"{CHANNEL_PREFIX}{campaign_id}", json.dumps({"seq": seq}))
+                client.publish(f"{prefix}{campaign_id}", wire(message))
             except Exception as error:  # stored already: other processes poll for it
                 self._log_error(f"could not publish to Redis ({error}); other processes poll")
 
@@ -194,8 +202,9 @@ class RedisBroadcaster(LocalBroadcaster):
                 health_check_interval=5,
             )
             try:
+                prefix = channel_prefix()
                 async with client.pubsub() as pubsub:
-                    await asyncio.wait_for(pubsub.psubscribe(f"{CHANNEL_PREFIX}*"), 2)
+                    await asyncio.wait_for(pubsub.psubscribe(f"{prefix}*"), 2)
                     ready.set()
                     hook = self._reconnect_hooks.get(loop)
                     if hook is not None:
@@ -211,10 +220,10 @@ class RedisBroadcaster(LocalBroadcaster):
                             continue
                         if message.get("type") != "pmessage":
                             continue
-                        channel = message["channel"].decode()
-                        campaign_id = int(channel.removeprefix(CHANNEL_PREFIX))
-                        notice = json.loads(message["data"])
-                        self.deliver(campaign_id, {"seq": int(notice["seq"])})
+                        heard = unwire(message["data"])
+                        if heard is not None:
+                            channel = message["channel"].decode()
+                            self.deliver(int(channel.removeprefix(prefix)), heard)
             except asyncio.CancelledError:
                 raise
             except Exception as error:  # Redis went away: the poll covers; retry in 1 s
@@ -224,6 +233,48 @@ class RedisBroadcaster(LocalBroadcaster):
             finally:
                 with contextlib.suppress(Exception):
                     await asyncio.wait_for(client.aclose(), 1)
+
+
+def channel_prefix() -> str:
+    """The Redis channels' common name: REDIS_CHANNEL_PREFIX, or one made from the
+    database's name, so two sites (or two test runs) on one Redis keep apart."""
+    chosen = getattr(settings, "REDIS_CHANNEL_PREFIX", "")
+    if chosen:
+        return chosen
+    name = os.path.basename(str(settings.DATABASES["default"]["NAME"]))
+    return f"aoristos:{name}:campaign:"
+
+
+def wire(message) -> str:
+    """What goes on the channel: the whole message when every member may see all of it
+    (and it is not large), else its number only; both name this process."""
+    from table.services import whole_for_everyone
+
+    if whole_for_everyone(message):
+        try:
+            text = json.dumps({"from": PROCESS, "message": dict(message)})
+        except (TypeError, ValueError):
+            text = ""
+        if 0 < len(text) <= WHOLE_MAX_BYTES:
+            return text
+    return json.dumps({"from": PROCESS, "seq": int(message["seq"])})
+
+
+def unwire(data: bytes) -> dict | None:
+    """A message heard on the channel: the whole message, or {"seq": n} (the hub reads
+    that event); None for this process's own (its pages have it) or a garbled one."""
+    try:
+        notice = json.loads(data)
+        if notice.get("from") == PROCESS:
+            return None
+        message = notice.get("message")
+        if isinstance(message, dict) and "kind" in message:
+            message["seq"] = int(message["seq"])
+            return message
+        return {"seq": int(notice["seq"])}
+    except (ValueError, TypeError, KeyError, AttributeError):
+        log.warning("live table: a garbled notice on Redis was ignored")
+        return None
 
 
 _broadcaster: LocalBroadcaster | None = None

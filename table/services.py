@@ -1,6 +1,8 @@
 """Rolling at the live table: every die on the server, every roll numbered and broadcast."""
 
+import datetime
 import functools
+import json
 import secrets
 
 from django.db import connection, transaction
@@ -300,20 +302,27 @@ def duel_fields(system, duel: dict) -> dict:
             "successes": duel["successes"], "goal": duel["goal"]}
 
 
-def payload(event: RollEvent) -> dict:
-    """Everything about a roll, as plain JSON-able data (what the broadcaster carries)."""
+def payload(event: RollEvent, names: tuple[str, str] | None = None) -> dict:
+    """Everything about a roll, as plain JSON-able data (what the broadcaster carries).
+    `names`: its actor's username and its character's name, when they were read with the
+    row (``log_rows``) rather than loaded as relations."""
     if event.detail is not None:
-        return base_payload(event, None) | system_fields(event)
-    return base_payload(event, event.outcome())
+        return base_payload(event, None, names) | system_fields(event)
+    return base_payload(event, event.outcome(), names)
 
 
-def base_payload(event: RollEvent, outcome) -> dict:
+def base_payload(event: RollEvent, outcome, names: tuple[str, str] | None = None) -> dict:
+    if names is None:
+        names = (
+            event.actor.username if event.actor else "",
+            event.character.name if event.character else "",
+        )
     return {
         "seq": event.seq,
         "faces": faces(event.dice, event.counted),
         "kind": event.kind,
-        "actor": event.actor.username if event.actor else "",
-        "character": event.character.name if event.character else "",
+        "actor": names[0],
+        "character": names[1],
         "label": event.label,
         "hand": event.hand,
         "dice": event.dice,
@@ -358,13 +367,25 @@ def visible(message, *, is_gm: bool) -> dict:
     return shown
 
 
+def whole_for_everyone(message) -> bool:
+    """Whether every member may see all of `message` (`visible` gives players all of
+    it): what may travel to other server processes whole (`table.broadcast`). A secret
+    roll, or a record whose players' part differs from the GM's, may not."""
+    if message["secret"]:
+        return False
+    players = message.get("players")
+    return players is None or all(message.get(key) == value for key, value in players.items())
+
+
 def events_after(campaign_id: int, after: int, *, is_gm: bool, limit: int = 500) -> list[dict]:
     """Stored events (rolls, membership changes, notices, combat records) with seq > after,
-    oldest first, at most `limit`, as this viewer may see them. Their numbers come from one
-    snapshot (`log_numbers`), so what commits during the read is either all there or
-    after the last one returned: never a later number without an earlier one."""
-    numbers = log_numbers(campaign_id, after=after, limit=limit)
-    return [visible(message, is_gm=is_gm) for message in log_messages(numbers)]
+    oldest first, at most `limit`, as this viewer may see them: one query (`log_rows`),
+    one snapshot, so what commits during the read is either all there or after the last
+    one returned: never a later number without an earlier one.
+
+    What the live stream catches up with: a combat record comes as it was stored, not
+    marked ``undone`` (the page greys it when the undo's own line arrives after it)."""
+    return [visible(message, is_gm=is_gm) for message in log_rows(campaign_id, after, limit)]
 
 
 NO_END = 2**63 - 1  # above every seq: "no bound" for `log_numbers`
@@ -403,6 +424,141 @@ def log_numbers(campaign_id: int, *, after: int | None = None, before: int | Non
     with connection.cursor() as cursor:
         cursor.execute(_log_numbers_sql(connection.vendor, newest_first), params)
         return [tuple(row) for row in cursor.fetchall()]
+
+
+# The columns `log_rows` reads from every event table, with their SQL types (a column a
+# table lacks is a typed NULL, which PostgreSQL needs to merge the arms).
+LOG_COLUMNS = (
+    ("created_at", None), ("kind", "text"), ("who", "text"), ("character", "text"),
+    ("label", "text"), ("hand", "text"), ("dice", "text"), ("counted", "text"),
+    ("result", "integer"), ("test_base", "integer"), ("threshold", "integer"),
+    ("secret", "boolean"), ("data", "text"), ("public", "text"), ("ref", "bigint"),
+    ("version", "integer"), ("system", "text"), ("encounter_kind", "text"),
+)
+
+
+@functools.cache
+def _log_rows_sql(vendor: str) -> str:
+    """One statement over the four event tables, as `_log_numbers_sql`, that reads every
+    column a log line needs (with the roller's and the character's names, and a record's
+    rule system), so a catch-up is one query whatever kinds of event it holds."""
+    from django.contrib.auth import get_user_model
+
+    from combat.models import CombatRecord, Encounter
+
+    qn = connection.ops.quote_name
+    character_table = RollEvent._meta.get_field("character").related_model._meta.db_table
+
+    def json_text(column: str) -> str:
+        return f"CAST({column} AS TEXT)"
+
+    arms = {
+        "roll": (
+            RollEvent,
+            {
+                "kind": "e.kind", "who": "u.username", "character": "c.name",
+                "label": "e.label", "hand": "e.hand", "dice": json_text("e.dice"),
+                "counted": json_text("e.counted"), "result": "e.result",
+                "test_base": "e.test_base", "threshold": "e.threshold", "secret": "e.secret",
+                "data": json_text("e.detail"),
+            },
+            f"LEFT JOIN {qn(get_user_model()._meta.db_table)} u ON u.id = e.actor_id "
+            f"LEFT JOIN {qn(character_table)} c ON c.id = e.character_id",
+        ),
+        "member": (
+            MembershipEvent,
+            {"kind": "e.kind", "who": "e.username", "ref": "e.membership_id"},
+            "",
+        ),
+        "notice": (
+            NoticeEvent, {"kind": "e.kind", "who": "e.actor", "data": json_text("e.data")}, ""
+        ),
+        "combat": (
+            CombatRecord,
+            {
+                "kind": "e.command", "who": "e.actor_name", "data": json_text("e.lines"),
+                "public": json_text("e.public_lines"), "ref": "e.encounter_id",
+                "version": "e.version", "system": "x.system", "encounter_kind": "x.kind",
+            },
+            f"JOIN {qn(Encounter._meta.db_table)} x ON x.id = e.encounter_id",
+        ),
+    }
+    selects = []
+    for source, name in enumerate(SOURCES):
+        model, columns, joins = arms[name]
+        values = ", ".join(
+            "e.created_at" if column == "created_at"
+            else columns.get(column, f"CAST(NULL AS {sql_type})")
+            for column, sql_type in LOG_COLUMNS
+        )
+        selects.append(
+            f"SELECT * FROM (SELECT e.seq, {source} AS source, e.id, {values} "
+            f"FROM {qn(model._meta.db_table)} e {joins} "
+            f"WHERE e.campaign_id = %s AND e.seq > %s ORDER BY e.seq LIMIT %s) AS t{source}"
+        )
+    return " UNION ALL ".join(selects) + " ORDER BY 1 LIMIT %s"
+
+
+def log_rows(campaign_id: int, after: int, limit: int) -> list[dict]:
+    """The full messages (the GM's view) of the campaign's next `limit` events after
+    `after`, oldest first, in one statement (one snapshot, as `log_numbers`)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _log_rows_sql(connection.vendor), [campaign_id, after, limit] * len(SOURCES) + [limit]
+        )
+        rows = cursor.fetchall()
+    engines: dict = {}
+    return [row_message(campaign_id, row, engines) for row in rows]
+
+
+def _json(text):
+    return None if text is None else json.loads(text)
+
+
+def _moment(value) -> datetime.datetime:
+    """A timestamp as the database gave it: aware (PostgreSQL) or text in UTC (SQLite)."""
+    if isinstance(value, str):
+        value = datetime.datetime.fromisoformat(value)
+    if timezone.is_naive(value):
+        value = timezone.make_aware(value, datetime.UTC)
+    return value
+
+
+def row_message(campaign_id: int, row, engines: dict) -> dict:
+    """One row of `_log_rows_sql` as the message its event's own payload function makes
+    (what the broadcaster carries)."""
+    seq, source, pk, *values = row
+    f = dict(zip((column for column, _type in LOG_COLUMNS), values, strict=True))
+    common = {"pk": pk, "campaign_id": campaign_id, "seq": seq,
+              "created_at": _moment(f["created_at"])}
+    name = SOURCES[source]
+    if name == "roll":
+        event = RollEvent(
+            **common, kind=f["kind"], label=f["label"], hand=f["hand"], dice=_json(f["dice"]),
+            counted=_json(f["counted"]), result=f["result"], test_base=f["test_base"],
+            threshold=f["threshold"], secret=bool(f["secret"]), detail=_json(f["data"]),
+        )
+        return payload(event, (f["who"] or "", f["character"] or ""))
+    if name == "member":
+        return member_payload(MembershipEvent(
+            **common, kind=f["kind"], membership_id=f["ref"], username=f["who"]
+        ))
+    if name == "notice":
+        return notice_payload(NoticeEvent(
+            **common, kind=f["kind"], actor=f["who"], data=_json(f["data"])
+        ))
+    from combat.models import CombatRecord
+    from combat.services import record_payload
+    from rules.engine import engine_for
+
+    key = (f["system"], f["encounter_kind"])
+    if key not in engines:
+        engines[key] = engine_for(*key)
+    record = CombatRecord(
+        **common, encounter_id=f["ref"], version=f["version"], actor_name=f["who"],
+        command=f["kind"], lines=_json(f["data"]), public_lines=_json(f["public"]),
+    )
+    return record_payload(record, engines[key])
 
 
 def log_messages(numbers: list[tuple[int, int, int]]) -> list[dict]:

@@ -11,8 +11,11 @@ router in `aoristos_site/asgi.py` sends `/live/` here) rather than a Django view
   recent events in order, and renders each event once per audience (GM or player, and
   language). A stream only copies the rendered bytes of what it has not sent yet.
 - **Gap-free and in order.** Every event has the campaign's sequence number. The hub
-  appends an event only when it is the next number; otherwise it reads what is missing
-  from the database, once for the process. A stream whose page is far behind catches up
+  appends an event only when it is the next number. Most events arrive whole, from this
+  process or through Redis from another (`table.broadcast`), and need no database read;
+  one that arrives ahead of an earlier one waits a moment (`GAP_HOLD_SECONDS`) for it.
+  Otherwise the hub reads what is missing from the database, once for the process, in
+  one query (`services.events_after`). A stream whose page is far behind catches up
   from the database in batches, then follows the hub. A read takes its numbers from one
   snapshot (`services.log_numbers`), and the hub and a catch-up advance only over a run
   without a hole: should a number be missing while later ones are there, they read again
@@ -66,6 +69,7 @@ POLL_SECONDS = 2.0  # with Redis: how often hubs check the database for missed e
 RETRY_AFTER_SECONDS = 10
 GAP_WAIT_SECONDS = 2.0  # how long a missing number is read again for before it is passed
 GAP_FIRST_RETRY = 0.02  # the first wait before reading a hole again; it doubles
+GAP_HOLD_SECONDS = 0.05  # how long a message heard ahead of a missing one waits for it
 TRIM_EVERY = 256  # streams closed between two memory trims
 
 PATH = re.compile(r"^/live/campaigns/([0-9]{1,18})/events/?$")
@@ -227,6 +231,8 @@ class Hub:
         self.base = 0  # the entries hold every event after this number
         self.ready = asyncio.Event()
         self.passed: set[int] = set()  # numbers given up on (`read_run`): nobody waits again
+        self.pending: dict[int, dict] = {}  # whole messages heard ahead of a missing one
+        self.hold: asyncio.TimerHandle | None = None
         self.fetching = False
         self.dirty = False
         self.subscription = get_broadcaster().subscribe(campaign_id, self.heard)
@@ -250,20 +256,53 @@ class Hub:
         self.ready.set()
         if self.dirty:
             self.fetch()
+        else:
+            self.settle()
 
     def heard(self, message) -> None:
-        """The broadcaster's callback, on this loop: a full message from this process, or
-        only a number from another one."""
+        """The broadcaster's callback, on this loop: a whole message (from this process,
+        or from another through Redis), or only a number (an event some members may not
+        see all of, made by another process: read from the database).
+
+        A whole message that arrives ahead of an earlier one (two processes published at
+        once) waits in `pending` for up to GAP_HOLD_SECONDS for it, then the database
+        is read."""
         seq = int(message["seq"])
-        if not self.ready.is_set():
-            self.dirty = True
-            return
         if seq <= self.head:
             return
-        if seq == self.head + 1 and "kind" in message and not self.fetching:
-            self.append([message])
+        if "kind" not in message:
+            if self.ready.is_set():
+                self.fetch()
+            else:
+                self.dirty = True
+            return
+        if len(self.pending) < BUFFER_SIZE:
+            self.pending[seq] = message
         else:
+            self.dirty = True  # far ahead: the read brings it
+        if self.ready.is_set() and not self.fetching:
+            self.settle()
+
+    def settle(self, wait: bool = True) -> None:
+        """Append the pending messages that run on from the head; when one is missing
+        before the rest, read it after GAP_HOLD_SECONDS unless it arrives first."""
+        for seq in [seq for seq in self.pending if seq <= self.head]:
+            del self.pending[seq]
+        while self.pending:
+            seq = min(self.pending)
+            if not self.follows(seq, self.head):
+                break
+            self.append([self.pending.pop(seq)])
+        if not self.pending:
+            return
+        if not wait:
             self.fetch()
+        elif self.hold is None:
+            self.hold = asyncio.get_running_loop().call_later(GAP_HOLD_SECONDS, self.held)
+
+    def held(self) -> None:
+        self.hold = None
+        self.settle(wait=False)
 
     def follows(self, seq: int, after: int) -> bool:
         """Whether `seq` comes right after `after`: every number between was passed."""
@@ -306,6 +345,7 @@ class Hub:
                 log.exception("live table: catching up campaign %s failed", self.campaign_id)
         finally:
             self.fetching = False
+        self.settle()
 
     def read_after(self, after: int) -> list[dict]:
         return services.events_after(self.campaign_id, after, is_gm=True, limit=CATCH_UP_BATCH)
@@ -359,6 +399,8 @@ class Hub:
     def close(self) -> None:
         self.subscription.close()
         self.task.cancel()
+        if self.hold is not None:
+            self.hold.cancel()
 
 
 class Registry:

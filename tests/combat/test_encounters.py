@@ -9,6 +9,7 @@ from django.urls import reverse
 from combat import services
 from combat.models import CombatRecord, Encounter, NpcTemplate
 from table import services as table_services
+from tests.table.log_check import assert_one_query_reads_the_log
 
 pytestmark = pytest.mark.django_db
 
@@ -160,6 +161,7 @@ def test_gm_undoes_and_redoes_without_rolling_again(client, gm, alice, fight, ru
     assert dice.queue == []  # nothing was rolled again
     services.forget()
     assert services.folded(fight).state == moved
+    assert_one_query_reads_the_log(fight.campaign_id, kinds={"combat"})
 
 
 def test_pages_render_for_gm_and_player(client, gm, alice, fight, run, dice):
@@ -298,6 +300,57 @@ def test_a_command_costs_the_same_few_queries_however_long_the_log(
     # INSERT numbers and stores the record and (its trigger) moves the version on; no read
     # of the log.
     assert late <= 4
+
+
+def test_a_fight_another_process_moved_on_is_not_replayed_from_the_start(
+    gm, alice, fight, run, dice, monkeypatch
+):
+    """This process holds the state at some version; another moved the fight on (here:
+    the cache is set back to that older state, as the other process would have left
+    this one's). The next read folds in only the newer records, an undo among them, in
+    one query and the undo's own two: never the whole log."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from rules import engine as rules_engine
+
+    fight = started(fight, gm, run, dice)
+    albert = next(cid for cid, owner in fight.controllers.items() if owner == alice.pk)
+    for x in (1.0, 2.0, 3.0):
+        run(fight, alice, {"type": "move", "id": albert, "x": x, "y": 0.0})
+    fight.refresh_from_db()
+    held_version, held = fight.version, services.folded(fight)
+    run(fight, alice, {"type": "move", "id": albert, "x": 4.0, "y": 0.0})
+    run(fight, gm, {"type": "undo", "to": held_version})
+    run(fight, alice, {"type": "move", "id": albert, "x": 5.0, "y": 1.0})
+    fight.refresh_from_db()
+    everything = rules_engine.replay(
+        services.engine_of(fight), services.initial_state(fight),
+        services.records(fight.pk, services.engine_of(fight)),
+    )
+
+    services.forget()
+    services.remember(fight.pk, held_version, held)
+
+    def no_whole_replay(*args):
+        raise AssertionError("the whole log was replayed")
+
+    monkeypatch.setattr(services, "replay", no_whole_replay)
+    with CaptureQueriesContext(connection) as queries:
+        now = services.folded(fight)
+    assert now.state == everything.state
+    assert (now.applied, now.redoable) == (everything.applied, everything.redoable)
+    assert now.state.get(albert).x == 5.0
+    assert len(queries) == 3  # the newer records; the undo's dropped and kept ones
+
+    # Without an undo among them: one query, of the newer records only.
+    run(fight, alice, {"type": "move", "id": albert, "x": 6.0, "y": 1.0})
+    fight.refresh_from_db()
+    services.forget()
+    services.remember(fight.pk, fight.version - 1, now)
+    with CaptureQueriesContext(connection) as queries:
+        assert services.folded(fight).state.get(albert).x == 6.0
+    assert len(queries) == 1
 
 
 def test_the_panels_forms_post_without_javascript(alice, gm, fight, run, dice):

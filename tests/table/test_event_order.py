@@ -84,15 +84,12 @@ def between_reads(writer: Writer, after_query: int = 1):
     return wrapper
 
 
-@pytest.mark.parametrize("after_query", [1, 2])
-def test_a_read_of_the_log_never_skips_a_number_that_commits_during_it(
-    campaign, gm, after_query
-):
-    """events_after: one snapshot, so what it returns runs on without a hole, whichever of
-    its queries the writer commits after."""
+def test_a_read_of_the_log_never_skips_a_number_that_commits_during_it(campaign, gm):
+    """events_after: one statement (one snapshot), so what it returns runs on without a
+    hole, and what the writer commits after it comes with the next read."""
     writer = Writer(campaign, gm)
     first = services.roll_record(campaign=campaign, actor=gm, hand=hands.Hand.of(1))
-    with connection.execute_wrapper(between_reads(writer, after_query)):
+    with connection.execute_wrapper(between_reads(writer)):
         read = [m["seq"] for m in services.events_after(campaign.pk, 0, is_gm=True)]
     assert len(writer.seqs) == 2, "the writer did not commit between the reads"
     assert read == list(range(1, read[-1] + 1))

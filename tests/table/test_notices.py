@@ -11,6 +11,7 @@ from characters import services as advancement
 from characters.models import Character
 from table import services
 from table.models import MembershipEvent, NoticeEvent
+from tests.table.log_check import assert_one_query_reads_the_log
 from tests.table.test_stream import Stream, roll, run
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -121,6 +122,7 @@ def test_joining_and_leaving_are_lines_of_the_log(client, campaign, gm, outsider
     member_remove(campaign=campaign, membership=membership)
     kinds = list(MembershipEvent.objects.order_by("seq").values_list("kind", flat=True))
     assert kinds == ["joined", "removed"]
+    assert_one_query_reads_the_log(campaign.pk, kinds={"member-joined", "member-removed"})
 
 
 def test_the_log_and_history_merge_every_kind_in_order(client, campaign, gm, in_campaign):
@@ -141,3 +143,4 @@ def test_the_log_and_history_merge_every_kind_in_order(client, campaign, gm, in_
     assert history.status_code == 200
     assert 'id="roll-6"' in history.content.decode()
     assert 'id="roll-1"' in history.content.decode()
+    assert_one_query_reads_the_log(campaign.pk, kinds={"hand", "notice-award"})

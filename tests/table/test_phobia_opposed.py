@@ -13,6 +13,7 @@ from rules.phobia.success import opposed_odds
 from table import services
 from table.models import RollEvent
 from tests.conftest import PHOBIA_ATTRIBUTES
+from tests.table.log_check import assert_one_query_reads_the_log
 from tests.table.test_phobia_table import roll_url
 
 pytestmark = pytest.mark.django_db
@@ -93,6 +94,7 @@ def test_jace_beats_sinclair_and_the_log_says_so(alice_client, phobia, jace, sin
     log = alice_client.get(reverse("table:page", args=[phobia.pk])).content.decode()
     assert 'data-testid="roll-winner">Jace wins<' in log
     assert "relative effect 2" in log
+    assert_one_query_reads_the_log(phobia.pk, kinds={"test"})
 
 
 def test_a_tie_is_rolled_again(alice_client, phobia, jace, dice):

@@ -14,6 +14,7 @@ from characters.models import Character
 from rules.t10.rolls import roll_odds
 from table import services
 from table.models import NoticeEvent, RollEvent
+from tests.table.log_check import assert_one_query_reads_the_log
 
 pytestmark = pytest.mark.django_db
 
@@ -202,6 +203,7 @@ def test_the_players_table_shows_only_that_the_gm_rolled_in_secret(
     # What every channel sends a player (the stream, the log pages): the bare line.
     [line] = services.events_after(campaign.pk, 0, is_gm=False)
     assert set(line) == set(services.SECRET_FIELDS)
+    assert_one_query_reads_the_log(campaign.pk, kinds={secret.kind})
 
 
 def test_a_players_roll_after_the_secret_one_carries_nothing_of_it(

@@ -14,12 +14,14 @@ from asgiref.testing import ApplicationCommunicator
 from django.contrib.auth import SESSION_KEY
 from django.contrib.sessions.backends.db import SessionStore
 from django.db import connections
+from django.utils import timezone
 
 from aoristos_site.asgi import application
 from campaigns.models import Campaign
 from rules.aoristos import dice as hands
 from table import services
 from table import stream as stream_module
+from table.broadcast import get_broadcaster
 from table.models import RollEvent
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -284,3 +286,92 @@ def test_the_stream_of_a_removed_player_ends(campaign, gm, alice, monkeypatch):
         await stream.close()
 
     run(scenario)
+
+
+async def settled(campaign_id: int):
+    """Once the campaign's hub knows where the log ends (and, with Redis in CI's second
+    run, the listener subscribed and ran the poll it starts with), only what the test
+    delivers reaches the hub."""
+    await stream_module.registry().hubs[campaign_id].ready.wait()
+    broadcaster = get_broadcaster()
+    if broadcaster.remote:
+        await broadcaster.ready()
+        await asyncio.sleep(0.3)
+
+
+@pytest.fixture
+def reads(monkeypatch):
+    """Each read of the log from the database (`services.events_after`), its arguments."""
+    found = []
+    real = services.events_after
+
+    def counted(*args, **kwargs):
+        found.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(services, "events_after", counted)
+    return found
+
+
+def test_whole_messages_heard_out_of_order_are_shown_in_order_without_a_read(
+    campaign, gm, alice, reads, monkeypatch
+):
+    """Two processes publish at once: #2 arrives before #1, both whole (as Redis carries
+    them). The hub holds #2 until #1 arrives and reads nothing from the database."""
+    monkeypatch.setattr(stream_module, "GAP_HOLD_SECONDS", 2.0)  # a loaded CI machine
+
+    def store_silently():
+        messages = []
+        for label in ("Först", "Sedan"):
+            event = RollEvent(
+                campaign=campaign, actor=gm, kind="hand", label=label, hand="1B",
+                dice=[6], counted=[6], result=6, created_at=timezone.now(),
+            )
+            services.insert(event)
+            messages.append(services.payload(event))
+        return messages
+
+    async def scenario():
+        stream = await Stream(alice, campaign.pk, after=0).open()
+        await stream.read_until(r"retry: ")
+        await settled(campaign.pk)
+        first, second = await sync_to_async(store_silently)()
+        broadcaster = get_broadcaster()
+        broadcaster.deliver(campaign.pk, second)
+        await asyncio.sleep(0.05)
+        broadcaster.deliver(campaign.pk, first)
+        await stream.read_until(r"id: 2\n")
+        assert stream.ids() == [1, 2]
+        assert stream.text.index("Först") < stream.text.index("Sedan")
+        await stream.close()
+
+    run(scenario)
+    assert reads == []
+
+
+def test_a_number_alone_is_read_from_the_database_once(campaign, gm, alice, reads):
+    """A secret roll made by another process comes as its number only: the hub reads it
+    (once, whatever the number of pages) and the player sees only its bare line."""
+
+    def store_silently():
+        event = RollEvent(
+            campaign=campaign, actor=gm, kind="hand", label="Fällan", hand="2B", dice=[6, 5],
+            counted=[6, 5], result=11, secret=True, created_at=timezone.now(),
+        )
+        services.insert(event)
+        return event.seq
+
+    async def scenario():
+        pages = [await Stream(alice, campaign.pk, after=0).open() for _ in range(3)]
+        for page in pages:
+            await page.read_until(r"retry: ")
+        await settled(campaign.pk)
+        seq = await sync_to_async(store_silently)()
+        get_broadcaster().deliver(campaign.pk, {"seq": seq})
+        for page in pages:
+            await page.read_until(r"id: 1\n")
+            assert "Fällan" not in page.text
+            await page.close()
+
+    run(scenario)
+    assert len(reads) == 1

@@ -13,6 +13,7 @@ from characters.models import Character
 from rules.t10.rolls import duel_odds, roll_odds
 from rules.t10.system import initiative_odds
 from table.models import RollEvent
+from tests.table.log_check import assert_one_query_reads_the_log
 
 pytestmark = pytest.mark.django_db
 
@@ -179,6 +180,7 @@ def test_a_duel_rolled_at_the_table(alice_client, t10, johan, henrik, dice):
     assert log.count('data-testid="duel-roll"') == 6
     assert "Johan wins" in log
     assert "Henrik starts" in log
+    assert_one_query_reads_the_log(t10.pk, kinds={"test"})
 
 
 def test_bad_carry_choices_change_nothing(alice_client, t10, johan):
