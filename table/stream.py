@@ -283,9 +283,11 @@ class Hub:
         if self.ready.is_set() and not self.fetching:
             self.settle()
 
-    def settle(self, wait: bool = True) -> None:
-        """Append the pending messages that run on from the head; when one is missing
-        before the rest, read it after GAP_HOLD_SECONDS unless it arrives first."""
+    def settle(self, then: str = "hold") -> None:
+        """Append the pending messages that run on from the head. When one is missing
+        before the rest: read it after GAP_HOLD_SECONDS unless it arrives first ("hold"),
+        read it now ("fetch"), or leave it to the next event or poll (None: the last read
+        failed, the database is away)."""
         for seq in [seq for seq in self.pending if seq <= self.head]:
             del self.pending[seq]
         while self.pending:
@@ -293,16 +295,16 @@ class Hub:
             if not self.follows(seq, self.head):
                 break
             self.append([self.pending.pop(seq)])
-        if not self.pending:
+        if not self.pending or then is None:
             return
-        if not wait:
+        if then == "fetch":
             self.fetch()
         elif self.hold is None:
             self.hold = asyncio.get_running_loop().call_later(GAP_HOLD_SECONDS, self.held)
 
     def held(self) -> None:
         self.hold = None
-        self.settle(wait=False)
+        self.settle("fetch")
 
     def follows(self, seq: int, after: int) -> bool:
         """Whether `seq` comes right after `after`: every number between was passed."""
@@ -333,6 +335,7 @@ class Hub:
         self.registry.spawn(self._fetch())
 
     async def _fetch(self) -> None:
+        then = "hold"
         try:
             while True:
                 messages, more = await self.read_run(self.head)
@@ -341,11 +344,12 @@ class Hub:
                     break
                 self.dirty = False
         except Exception as error:
+            then = None  # the next event or poll (every POLL_SECONDS with Redis) reads again
             if not outage.note(error, answered=False):
                 log.exception("live table: catching up campaign %s failed", self.campaign_id)
         finally:
             self.fetching = False
-        self.settle()
+        self.settle(then)
 
     def read_after(self, after: int) -> list[dict]:
         return services.events_after(self.campaign_id, after, is_gm=True, limit=CATCH_UP_BATCH)

@@ -1,6 +1,7 @@
 """The live stream while the database is away: 503 with Retry-After, one log line per
 outage (core.outage), the stream's own database threads included."""
 
+import asyncio
 import logging
 
 import pytest
@@ -8,7 +9,7 @@ from django.db import connections
 
 from core import outage
 from table import stream as stream_module
-from tests.table.test_stream import Stream, run, session_cookie
+from tests.table.test_stream import Stream, run, session_cookie, settled
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -89,3 +90,50 @@ def test_the_stream_says_when_the_database_is_back(
     [back] = [r for r in caplog.records if r.levelno >= logging.WARNING]
     assert back.getMessage().startswith("database back after ")
     assert back.getMessage().endswith("(1 requests answered 503)")
+
+
+def test_events_heard_while_the_database_is_away_reach_the_page_when_it_is_back(
+    campaign, gm, alice, database_away, monkeypatch
+):
+    """A process that loses the database: an event heard whole (Redis carries most) still
+    reaches the page; one heard as a number alone (a secret roll of another process) is
+    read once the database is back, at the next poll, in order, nothing lost."""
+    from asgiref.sync import sync_to_async
+    from django.utils import timezone
+
+    from table import services
+    from table.broadcast import get_broadcaster
+    from table.models import RollEvent
+
+    key = session_cookie(alice)
+
+    def store(label: str, secret: bool) -> dict:
+        event = RollEvent(
+            campaign=campaign, actor=gm, kind="hand", label=label, hand="1B", dice=[4],
+            counted=[4], result=4, secret=secret, created_at=timezone.now(),
+        )
+        services.insert(event)
+        return services.payload(event)
+
+    async def scenario():
+        page = await open_stream(key, campaign.pk).open()
+        await page.read_until(r"retry: ")
+        table = stream_module.registry()
+        await settled(campaign.pk)
+        secret = await sync_to_async(store)("Fällan", True)
+        shown = await sync_to_async(store)("Klättra", False)
+        database_away()
+        broadcaster = get_broadcaster()
+        broadcaster.deliver(campaign.pk, {"seq": secret["seq"]})  # as Redis carries it
+        broadcaster.deliver(campaign.pk, shown)
+        await asyncio.sleep(0.3)  # the read fails; the whole one waits behind the hole
+        assert page.communicator.output_queue.empty()  # nothing sent past the hole
+        monkeypatch.undo()  # the database is back
+        await table.poll()  # what the hubs do every POLL_SECONDS with Redis
+        await page.read_until(r"id: 2\n")
+        assert page.ids() == [1, 2]
+        assert "Klättra" in page.text
+        assert "Fällan" not in page.text
+        await page.close()
+
+    run(scenario)
