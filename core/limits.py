@@ -1,4 +1,5 @@
 """How many live streams one server process may hold, from what the machine allows.
+Each granian worker (WORKERS) is one such process, with descriptors of its own.
 
 Each open stream is one socket: one file descriptor. The process-wide cap stays well
 below the descriptor limit (raised to its hard limit at start), leaving room for the

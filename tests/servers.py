@@ -95,18 +95,22 @@ def start_site_server(
         stdout=log.open("a"),
         stderr=subprocess.STDOUT,
     )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
+    return answering(SiteServer(f"http://127.0.0.1:{port}", process, log))
+
+
+def answering(server: SiteServer, seconds: float = 30) -> SiteServer:
+    """`server` once its /healthz answers; stopped, and the reason raised, if it does not."""
+    deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"the server exited: {log.read_text()}")
+        if server.process.poll() is not None:
+            raise RuntimeError(f"the server exited: {server.log.read_text()}")
         try:
-            urllib.request.urlopen(f"{url}/healthz", timeout=1).read()
-            return SiteServer(url, process, log)
+            urllib.request.urlopen(f"{server.url}/healthz", timeout=1).read()
+            return server
         except OSError:
             time.sleep(0.2)
-    process.kill()
-    raise RuntimeError(f"the server did not answer in 30 s: {log.read_text()}")
+    server.stop()
+    raise RuntimeError(f"the server did not answer in {seconds:.0f} s: {server.log.read_text()}")
 
 
 def child_pids(pid: int) -> list[int]:
@@ -243,3 +247,83 @@ class PrivateRedis:
             self.thaw()
             self.process.kill()
             self.process.wait(timeout=10)
+
+
+def start_serve_command(
+    workdir: Path, env: dict[str, str | None] | None = None, *, args: tuple[str, ...] = ()
+) -> SiteServer:
+    """`manage.py serve` itself on the test database, as a hosted process runs it: `args`
+    (e.g. "--no-setup") and `env` (WORKERS, REDIS_URL, SERVE_SETUP, STATIC_ROOT...; None
+    removes a variable) added. The command execs granian, so the process is granian's main
+    one and `stop()` ends it and its workers. With the set-up skipped, collect the static
+    files into STATIC_ROOT first (`collect_static`)."""
+    port = free_port()
+    server_env = dict(
+        os.environ,
+        DATA_DIR=str(workdir),
+        STATIC_ROOT=str(workdir / "static"),
+        SECRET_KEY=settings.SECRET_KEY,
+        **database_env(),
+    )
+    server_env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+    for name, value in (env or {}).items():
+        if value is None:
+            server_env.pop(name, None)
+        else:
+            server_env[name] = value
+    log = workdir / "server.log"
+    process = subprocess.Popen(
+        [sys.executable, "manage.py", "serve", "--host", "127.0.0.1", "--port", str(port), *args],
+        cwd=ROOT,
+        env=server_env,
+        stdout=log.open("a"),
+        stderr=subprocess.STDOUT,
+    )
+    return answering(SiteServer(f"http://127.0.0.1:{port}", process, log))
+
+
+def collect_static(static_root: Path) -> None:
+    """`manage.py collectstatic` into `static_root`, as a deploy runs it once per machine."""
+    subprocess.run(
+        [sys.executable, "manage.py", "collectstatic", "--noinput", "-v0"],
+        cwd=ROOT,
+        env=dict(
+            os.environ,
+            DATA_DIR=str(static_root.parent),
+            STATIC_ROOT=str(static_root),
+            SECRET_KEY=settings.SECRET_KEY,
+        ),
+        check=True,
+    )
+
+
+def worker_pids(server: SiteServer) -> list[int]:
+    """granian's workers: the children of the main process that serve requests."""
+    return [
+        child
+        for child in child_pids(server.process.pid)
+        if b"resource_tracker" not in Path(f"/proc/{child}/cmdline").read_bytes()
+    ]
+
+
+def worker_of_connection(server: SiteServer, client_port: int) -> int | None:
+    """The worker (pid) holding the server's end of the TCP connection made from
+    127.0.0.1:`client_port` (Linux /proc: the socket's inode among the worker's files)."""
+    server_port = int(server.url.rsplit(":", 1)[1])
+    inode = None
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        fields = line.split()
+        local_port = int(fields[1].split(":")[1], 16)
+        remote_port = int(fields[2].split(":")[1], 16)
+        if (local_port, remote_port) == (server_port, client_port):
+            inode = fields[9]
+    if inode is None:
+        return None
+    for pid in worker_pids(server):
+        try:
+            for fd in Path(f"/proc/{pid}/fd").iterdir():
+                if os.readlink(fd) == f"socket:[{inode}]":
+                    return pid
+        except OSError:
+            continue
+    return None

@@ -223,8 +223,11 @@ def request(
         client.close()
 
 
-def post_roll(server_url: str, campaign, session_key: str, key: str | None = None) -> Answer:
-    """The tray's POST of a one-die hand; `answer.seq` is the number the roll got."""
+def post_roll(
+    server_url: str, campaign, session_key: str, key: str | None = None, *, secret: bool = False
+) -> Answer:
+    """The tray's POST of a one-die hand (the GM's: `secret` may hide it); `answer.seq` is
+    the number the roll got."""
     answer = request(
         server_url,
         "POST",
@@ -235,7 +238,7 @@ def post_roll(server_url: str, campaign, session_key: str, key: str | None = Non
             "hand": "1B",
             "purpose": "test",
             "idempotency_key": key or secrets.token_urlsafe(18),
-        },
+        } | ({"secret": "on"} if secret else {}),
         htmx=True,
     )
     assert answer.status == 200, answer.text[:2000]
