@@ -26,6 +26,9 @@ and the table), and bench/live_db.py seeds the database and checks it. In this o
 8. preview (bench/preview.py): the Aoristos attack preview (JSON API) of four attacks,
    beside the same requests to the app at commit c9c59e5 (served from its tree, on a
    database of its own), interleaved.
+9. tables (bench/tables.py): 100 campaigns of six pages each rolling and fighting at once
+   on two processes sharing PostgreSQL and Redis, beside the minimal server; then 300.
+   Only when DATABASE_URL and REDIS_URL are set (it makes a PostgreSQL database of its own).
 
 Every measurement is repeated (3 times by default) and the table quotes medians; the
 machine is shared and noisy, so only figures from the same run compare. The table is
@@ -38,8 +41,9 @@ only their rows. The combat command's rows come with fanout and rate.
 
 --quick: tiny sizes for a smoke run (tests/bench runs it); Redis rows only when
 REDIS_URL is set. Otherwise REDIS_URL (default redis://127.0.0.1:6379/0) is used for the
-Redis rows if a Redis server answers there. DATABASE_URL is never used: the benchmark
-always makes its own SQLite database.
+Redis rows if a Redis server answers there. DATABASE_URL is used only by the tables
+measurement (a database of its own beside it); every other measurement makes its own
+SQLite database.
 """
 
 import argparse
@@ -61,6 +65,7 @@ import preview
 import rebuild
 import roll_rate
 import streams_open
+import tables
 import writers
 from harness import (
     BENCH,
@@ -84,7 +89,7 @@ from harness import (
 )
 
 DEFAULT_REDIS = "redis://127.0.0.1:6379/0"
-PHASES = ("fanout", "rate", "writers", "open", "rebuild", "chronicle", "preview")
+PHASES = ("fanout", "rate", "writers", "open", "rebuild", "chronicle", "preview", "tables")
 
 
 async def measure(
@@ -150,6 +155,9 @@ async def measure(
     if "preview" in phases:
         bench.say(f"attack previews ... ({perf_counter() - began:.0f} s)")
         rows += await preview.measure(bench, servers["single"], seed, env, servers)
+    if "tables" in phases:
+        bench.say(f"tables on two processes ... ({perf_counter() - began:.0f} s)")
+        rows += await tables.measure(bench, servers, env)
     bench.say(f"measured in {perf_counter() - began:.0f} s")
     return rows
 
@@ -337,6 +345,7 @@ NOTES = "\n".join(
         rebuild.NOTES,
         chronicle.NOTES,
         preview.NOTES,
+        tables.NOTES,
         """\
 - A row's "ok?" compares the medians with the issue's goals; "**NO**" is a finding, not
   a failure of the benchmark (which exits 0 whenever it could measure).""",

@@ -7,6 +7,12 @@ Standard-library asyncio, one process, one event loop, no framework:
   roll's HTML) to every open stream, then answers 200;
 - GET /healthz answers "ok".
 
+Per campaign (the tables measurement, bench/tables.py): GET /events?c=N holds a stream of
+campaign N only, and POST /roll?c=N writes the event (numbered in campaign N's own
+sequence) only to campaign N's streams, answering with the number
+(`data-rolled="<seq>"`, as the site's roll answer carries it). Without ?c= the two are as
+above: one sequence, every plain stream.
+
 Keep-alive HTTP/1.1. Usage: python bench/minimal_sse.py PORT [EVENT_BYTES]
 """
 
@@ -16,6 +22,18 @@ import sys
 
 streams: set[asyncio.StreamWriter] = set()
 seq = 0
+campaign_streams: dict[bytes, set[asyncio.StreamWriter]] = {}
+campaign_seq: dict[bytes, int] = {}
+
+
+def campaign_of(path: bytes) -> bytes | None:
+    """The campaign a path's query names (?c=N), else None."""
+    _path, _, query = path.partition(b"?")
+    for pair in query.split(b"&"):
+        name, _, value = pair.partition(b"=")
+        if name == b"c" and value:
+            return value
+    return None
 
 
 def chunk(data: bytes) -> bytes:
@@ -57,14 +75,24 @@ async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, dat
                     b"Cache-Control: no-cache\r\nTransfer-Encoding: chunked\r\n\r\n"
                     + chunk(b"retry: 1000\n\n")
                 )
-                streams.add(writer)
+                campaign = campaign_of(path)
+                held = streams if campaign is None else campaign_streams.setdefault(campaign, set())
+                held.add(writer)
                 try:
                     while await reader.read(65536):  # until the page leaves
                         pass
                 finally:
-                    streams.discard(writer)
+                    held.discard(writer)
                 return
-            if method == b"POST" and path.startswith(b"/roll"):
+            if method == b"POST" and path.startswith(b"/roll") and (campaign := campaign_of(path)):
+                number = campaign_seq[campaign] = campaign_seq.get(campaign, 0) + 1
+                event = chunk(b"id: %d\n%s\n" % (number, data))
+                for stream in campaign_streams.get(campaign, ()):
+                    stream.write(event)
+                writer.write(
+                    response(b'<div id="tray-errors" role="alert" data-rolled="%d"></div>' % number)
+                )
+            elif method == b"POST" and path.startswith(b"/roll"):
                 seq += 1
                 event = chunk(b"id: %d\n%s\n" % (seq, data))
                 for stream in streams:
