@@ -10,12 +10,33 @@ answered with the re-rendered panel, 12 KB of HTML: information, no goal).
 
 No run of its own: `Combat` is the command those two measurements send, and
 `combat_rows` makes the table's rows of what they measured (`bench.combat`).
+
+Also, after the roll rate (bench/roll_rate.py calls `measure_processes`): the same
+command on one encounter sent to two granian processes of the benchmark's SQLite
+database, started for it, at logs of about 100, 300 and 500 versions: answer and server
+CPU when the process that gets the command made the version before it, against when the
+other one did (goal: within 1.5×, at any length of log).
 """
 
 import json
 import re
+from time import perf_counter
 
-from harness import Bench, Row, delivery, med, medians, ms, post, post_json, verdict
+from harness import (
+    QUICK,
+    Bench,
+    Client,
+    Row,
+    delivery,
+    med,
+    medians,
+    ms,
+    post,
+    post_json,
+    summary,
+    verdict,
+)
+from processes import launch, server_pids, stop, tree_cpu_ns
 
 # The goal compares the command (validated, stored, broadcast) with a roll: the fan-out row
 # and the JSON API's answer. The form's answer adds rendering the GM's whole panel (about
@@ -107,6 +128,131 @@ class MapMove:
         version, index = fight.start  # the versions moved on, the activation did not
         fight.start = (version + fight.version - before, index)
         return problem
+
+
+# Two processes (the issue's "whichever process last changed its fight"): the log lengths
+# (versions) at which the GM's command is timed, and the commands per repetition at each.
+LENGTHS, QUICK_LENGTHS = (100, 300, 500), (20, 40)
+PROCESS_COMMANDS, QUICK_PROCESS_COMMANDS = 40, 8
+# Which process each command goes to, over and over: after "b, b" the first "a" is sent to
+# the process that did not make the version before it (the other), the second "a" to the
+# one that did (the same), and so on: the two kinds interleave, each process serves both.
+PATTERN = ("a", "a", "b", "b")
+PROCESSES_GOAL = 1.5  # the other process's command: p50 and CPU at most this × the same's
+
+
+async def measure_processes(bench: Bench, seed: dict) -> None:
+    """The GM's command (JSON API) on one encounter, sent to two granian processes of the
+    same SQLite database: each command timed (its answer, and both servers' CPU over it)
+    and counted as "same" when the process that got it made the version before it, else
+    "other". At each log length the encounter is first grown there through one process."""
+    plan = bench.plan
+    quick = plan.rate_seconds <= QUICK.rate_seconds
+    lengths = QUICK_LENGTHS if quick else LENGTHS
+    per_rep = QUICK_PROCESS_COMMANDS if quick else PROCESS_COMMANDS
+    seeded = seed["rate"]["processes"]
+    servers = await launch(bench, ["combat-a", "combat-b"])
+    try:
+        by_name = dict(zip("ab", servers, strict=True))
+        clients = {name: Client(server.port) for name, server in by_name.items()}
+        pids = [pid for server in servers for pid in server_pids(server)]
+        fight = Combat(servers[0].port, seeded["gm"], seeded)
+        last: str | None = None  # the process that made the encounter's version
+        failures: dict[str, int] = {}
+
+        async def send(name: str) -> tuple[str, float, float] | None:
+            """One command to process `name`: (kind, answer ms, CPU ms), None if refused."""
+            nonlocal last
+            fight.port = by_name[name].port
+            raw = fight.api()
+            cpu = tree_cpu_ns(pids)
+            began = perf_counter()
+            try:
+                status, body = await clients[name].send(raw)
+            except (OSError, TimeoutError) as error:
+                failures[repr(error)] = failures.get(repr(error), 0) + 1
+                return None
+            took = (perf_counter() - began) * 1000
+            spent = (tree_cpu_ns(pids) - cpu) / 1e6
+            problem = fight.api_answer(status, body)
+            if problem:
+                failures[problem] = failures.get(problem, 0) + 1
+                return None
+            kind = "same" if last == name else "other"
+            last = name
+            return kind, took, spent
+
+        results: dict[int, list[dict]] = {}
+        for length in lengths:
+            while fight.version < length:  # grown through one process (not timed)
+                await send("a")
+            for name in PATTERN:  # each process once more on the log as it is now
+                await send(name)
+            first = fight.version
+            results[length] = []
+            for _rep in range(plan.reps):
+                times: dict[str, list[float]] = {"same": [], "other": []}
+                cpus: dict[str, list[float]] = {"same": [], "other": []}
+                for i in range(per_rep):
+                    got = await send(PATTERN[i % len(PATTERN)])
+                    if got:
+                        kind, took, spent = got
+                        times[kind].append(took)
+                        cpus[kind].append(spent)
+                results[length].append(
+                    {
+                        kind: summary(times[kind], 1)
+                        | {"cpu_ms": sum(cpus[kind]) / max(len(cpus[kind]), 1)}
+                        for kind in times
+                    }
+                    | {"versions": (first, fight.version)}
+                )
+            last_rep = results[length][-1]
+            bench.say(
+                f"  combat on two processes at v{first}-v{fight.version}: other process "
+                f"p50 {ms(last_rep['other']['p50'])} ms, CPU {last_rep['other']['cpu_ms']:.1f} "
+                f"ms; same process p50 {ms(last_rep['same']['p50'])} ms, CPU "
+                f"{last_rep['same']['cpu_ms']:.1f} ms"
+                + (f"; failures {failures}" if failures else "")
+            )
+        for client in clients.values():
+            client.close()
+    finally:
+        logged = stop(servers)
+    bench.combat["processes"] = {"lengths": results, "failures": failures, "logged": logged}
+
+
+def processes_rows(bench: Bench) -> list[Row]:
+    measured = bench.combat.get("processes")
+    if not measured:
+        return []
+    rows = []
+    failures = measured["failures"]
+    errors = sum(failures.values())
+    for length, reps in measured["lengths"].items():
+        other = [r["other"] for r in reps]
+        same = [r["same"] for r in reps]
+        p50 = med(other, "p50") / med(same, "p50")
+        cpu = med(other, "cpu_ms") / med(same, "cpu_ms")
+        rows.append(
+            Row(
+                name=f"combat command on the other process, log of ~{length} versions "
+                "(2 processes, 1 SQLite)",
+                value=f"{ms(med(other, 'p50'))} ms, CPU {med(other, 'cpu_ms'):.1f} ms",
+                **medians(other),
+                delivered=(f"{errors} errors: {failures}; " if errors else "0 errors; ")
+                + f"{sum(r['count'] for r in other)} commands to the other process and "
+                f"{sum(r['count'] for r in same)} to the same, interleaved, at "
+                f"v{reps[0]['versions'][0]}–v{reps[-1]['versions'][1]}"
+                + (f"; servers logged: {measured['logged'][:300]}" if measured["logged"] else ""),
+                baseline=f"same process: p50 {ms(med(same, 'p50'))}, p99 "
+                f"{ms(med(same, 'p99'))} ms, CPU {med(same, 'cpu_ms'):.1f} ms",
+                ratio=f"p50 ×{p50:.2f}, CPU ×{cpu:.2f}",
+                goal=f"p50 and CPU ≤ {PROCESSES_GOAL}× the same process's",
+                ok=verdict(p50 <= PROCESSES_GOAL and cpu <= PROCESSES_GOAL and not errors),
+            )
+        )
+    return rows
 
 
 def combat_rows(bench: Bench) -> list[Row]:
@@ -204,7 +350,7 @@ def combat_rows(bench: Bench) -> list[Row]:
                     else verdict(False if errors else None),
                 )
             )
-    return rows
+    return rows + processes_rows(bench)
 
 
 NOTES = """\
@@ -219,4 +365,16 @@ NOTES = """\
   repetition; the form's answer is the re-rendered panel (checked to show the next
   version), the JSON API's (POST /api/v1/encounters/<id>/commands) the new version and
   state (checked: next version, the expected combatant active). Ratios are the combat
-  command's p50 and p99 over the roll's of the same repetitions."""
+  command's p50 and p99 over the roll's of the same repetitions.
+- Combat on two processes: two granian servers (one worker each, no Redis) on the
+  benchmark's database, one more seeded encounter of the same two NPCs in the roll-rate
+  campaign; the GM's end-of-activation through the JSON API, one command at a time on a
+  keep-alive connection to each server. The encounter is grown through one process to
+  about 100 versions (then 300, 500); there each process gets one command untimed, then
+  40 per repetition are timed, sent to the processes in the order a, a, b, b, ...: a
+  command is "other" when the process that made the version before it is not the one
+  that gets it (its cached state is 2 versions old), "same" when it is; the two kinds
+  interleave and each process serves both. Timed: the answer (from writing the request
+  to reading it whole) and both servers' CPU over it (the sum of their threads'
+  schedstat run time, read before and after). Ratio: the medians of the "other"
+  commands over those of the "same" ones, p50 and CPU."""

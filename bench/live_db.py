@@ -15,12 +15,13 @@ GM and the players whose pages hold streams), "rate" (the 16 clients of the roll
 run) and "writers" (players with a character each, awarded UP to spend).
 
 Combat: the fan-out campaign gets one started encounter and the rate campaign one per
-roll-rate client, each with two NPCs that the GM commands, so that the GM's "end
-activation" for the active one can be repeated without end (it rolls the next one's
-stress dice, is stored as the campaign's next event and broadcast). `rebuild` builds an
-encounter of that kind in a campaign of its own until its log holds the events (and then
-the records) asked for, and times rebuilding its state from the log (`combat.services`:
-forget, then folded) beside reading the same rows without decoding them.
+roll-rate client and one more (commanded on two server processes: "processes"), each
+with two NPCs that the GM commands, so that the GM's "end activation" for the active one
+can be repeated without end (it rolls the next one's stress dice, is stored as the
+campaign's next event and broadcast). `rebuild` builds an encounter of that kind in a
+campaign of its own until its log holds the events (and then the records) asked for, and
+times rebuilding its state from the log (`combat.services`: forget, then folded) beside
+reading the same rows without decoding them.
 
 The chronicle (issue 9): `seed` also makes `chronicles` campaigns of their own, each
 with the first `chronicle_pages` fan-out players as members (their pages hold the
@@ -333,6 +334,8 @@ def seed(
 
     fanout_encounter = started_encounter(fanout, "Bench: fan-out")
     rate_encounters = [started_encounter(rate, f"Bench: rate {i}") for i in range(rate_clients)]
+    # one more, whose commands go to one server process or the other (combat_command.py)
+    two_processes = started_encounter(rate, "Bench: two processes")
     fanout.refresh_from_db()
     readers = fanout_players[:chronicle_pages]
     wounded = [wounded_chronicle(gm, readers, f"Bench: chronicle {i}") for i in range(chronicles)]
@@ -357,6 +360,7 @@ def seed(
             # one encounter per client, each commanded by the GM (a session per client)
             "gm": [session_for(gm) for _ in range(rate_clients)],
             "encounters": rate_encounters,
+            "processes": two_processes | {"gm": session_for(gm)},
         },
         "writers": {
             "campaign": written.pk,

@@ -1,10 +1,16 @@
 """Roll POST req/s and latency with 16 keep-alive clients, beside GET /healthz.
 
+Then the roll's server CPU per request against its floor (bench/roll_floor.py), and a
+combat command sent to one process or to the other (bench/combat_command.py), each on
+servers of its own.
+
 Right after the rolls, in each repetition, the same load of combat commands (16 clients,
 each the GM ending activations in an encounter of its own), through the page's form and
 through the JSON API (their rows: bench/combat_command.py).
 """
 
+import combat_command
+import roll_floor
 from combat_command import Combat
 from harness import (
     ROLL_FIELDS,
@@ -73,7 +79,7 @@ async def measure(bench: Bench, server: Server, seed: dict) -> list[Row]:
     count = sum(r["count"] for r in rolls)
     errors = f"{failures} errors" if failures else "0 errors"
     errors += f" in {count:,} rolls"
-    return [
+    rows = [
         Row(
             name=f"roll POST req/s, {n} clients",
             value=f"{rate:,.0f} req/s",
@@ -95,9 +101,15 @@ async def measure(bench: Bench, server: Server, seed: dict) -> list[Row]:
             ok=verdict(p99 <= base_p99 + 10 and not failures),
         ),
     ]
+    # On servers of their own, started for them: the roll against its floor, and a combat
+    # command on one process and on the other (its rows come with combat_rows).
+    rows += await roll_floor.measure(bench, seed)
+    await combat_command.measure_processes(bench, seed)
+    return rows
 
 
 NOTES = """\
 - Roll rate: 16 keep-alive connections posting rolls back to back (16 players of one
   campaign that has no open streams), against GET /healthz with the same client. Latency
-  is from writing a request to reading the whole response."""
+  is from writing a request to reading the whole response.
+""" + roll_floor.NOTES

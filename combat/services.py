@@ -91,16 +91,12 @@ def initial_state(encounter: Encounter, engine=None):
     return engine.new_state(encounter.house_rules, name=encounter.name)
 
 
-def records(
-    encounter_id: int, engine, versions=None, upto: int | None = None, after: int | None = None
-) -> list[Record]:
+def records(encounter_id: int, engine, versions=None, upto: int | None = None) -> list[Record]:
     rows = CombatRecord.objects.filter(encounter_id=encounter_id)
     if versions is not None:
         rows = rows.filter(version__in=list(versions))
     if upto is not None:  # the log as it was at a version (a row read a moment ago)
         rows = rows.filter(version__lte=upto)
-    if after is not None:  # only what came after a state this process holds
-        rows = rows.filter(version__gt=after)
     types = engine.event_types
     return [
         Record(version, tuple(decode(e, types) for e in events), undo_to, redo)
@@ -131,12 +127,41 @@ def folded(encounter: Encounter, engine=None) -> Replay:
     return result
 
 
+@functools.cache
+def _records_between_sql(vendor: str) -> str:
+    qn = connection.ops.quote_name
+    return (
+        f"SELECT {qn('version')}, {qn('events')}, {qn('undo_to')}, {qn('redo')} "
+        f"FROM {qn(CombatRecord._meta.db_table)} WHERE {qn('encounter_id')} = %s "
+        f"AND {qn('version')} > %s AND {qn('version')} <= %s ORDER BY {qn('version')}"
+    )
+
+
+def records_between(encounter_id: int, engine, after: int, upto: int) -> list[Record]:
+    """The records after version `after` up to `upto`, in one short statement built once
+    (what a command on a fight another process moved on reads: the ORM's query cost
+    half of that command's extra time)."""
+    with connection.cursor() as cursor:
+        cursor.execute(_records_between_sql(connection.vendor), [encounter_id, after, upto])
+        rows = cursor.fetchall()
+    types = engine.event_types
+    return [
+        Record(
+            version,
+            tuple(decode(e, types) for e in json.loads(events)),
+            undo_to,
+            bool(redo),
+        )
+        for version, events, undo_to, redo in rows
+    ]
+
+
 def fold_newer(encounter: Encounter, engine, version: int, known: Replay) -> Replay | None:
     """The state at the encounter's version from `known`, the state at `version`: its
     records after `version` folded in (one query; an undo among them reads the records
     it keeps). None when those records do not run on from `version` (the log is not the
     one `known` was folded from)."""
-    newer = records(encounter.pk, engine, upto=encounter.version, after=version)
+    newer = records_between(encounter.pk, engine, version, encounter.version)
     if [record.version for record in newer] != list(range(version + 1, encounter.version + 1)):
         return None
     initial = (

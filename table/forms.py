@@ -32,9 +32,22 @@ def hand_error(error: RulesError) -> str:
     return template % error.params
 
 
+class SharedFields(dict):
+    """A form's fields, shared by its instances instead of deep-copied for each one as
+    Django's forms are (most of the time a roll spent making its form). Only for a form
+    whose instances change which fields they have, never a field itself: a subclass gets
+    its own copies again (Django's form metaclass makes its base fields a plain dict)."""
+
+    def __deepcopy__(self, memo):
+        return dict(self)
+
+
 class HandForm(forms.Form):
     """A bare dice hand ("2B2T+1") from the tray. The roll view checks a hand with this
-    form alone: it neither needs nor reads a character, so a hand costs no query."""
+    form alone: it neither needs nor reads a character, so a hand costs no query.
+
+    Its instances share their fields (`SharedFields`): one may drop "secret", none
+    changes a field."""
 
     MODE_HAND = "hand"
     MODE_TEST = "test"
@@ -81,6 +94,8 @@ class HandForm(forms.Form):
                 error.params["text"] = text  # quote what was typed, not the B it became
             raise forms.ValidationError(hand_error(error)) from error
 
+
+HandForm.base_fields = SharedFields(HandForm.base_fields)
 
 # A plain roll of six-sided dice in the common notation, "2T6" or "2d6+1": Aoristos rolls
 # only six-sided dice, and a hand of base dice alone sums them all (p. 4), so nT6 is nB.

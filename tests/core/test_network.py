@@ -105,7 +105,9 @@ def test_serve_tells_the_site_where_it_listens(monkeypatch):
     monkeypatch.setattr(serve.os, "execv", lambda path, argv: executed.append(argv))
     monkeypatch.setattr(serve.os, "chdir", lambda path: None)
     out = StringIO()
-    serve.Command(stdout=out).handle(host="127.0.0.1", port=8000, no_demo=True)
+    serve.Command(stdout=out).handle(
+        host="127.0.0.1", port=8000, workers="", no_demo=True, no_setup=False
+    )
     assert executed
     assert "127.0.0.1" in executed[0]
     assert serve.os.environ["LISTEN_HOST"] == "127.0.0.1"  # what granian's process reads

@@ -199,7 +199,7 @@ def test_serve_prints_https_addresses(monkeypatch, tmp_path, settings):
 
     out = StringIO()
     command = serve.Command(stdout=out)
-    command.handle(host="0.0.0.0", port=8443, no_demo=True)
+    command.handle(host="0.0.0.0", port=8443, workers="", no_demo=True, no_setup=False)
     text = out.getvalue()
     assert "https://localhost:8443/" in text
     assert "https://192.168.1.23:8443/" in text
