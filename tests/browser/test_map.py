@@ -80,6 +80,24 @@ def screen_point(page, x, y):
     )
 
 
+def tap_token(page, cid, x, y):
+    """Tap the token of combatant `cid` at (x, y) metres once it is drawn there: a token
+    glides to a new place (a CSS transition), and on a loaded machine it can still be on
+    its way when the test would tap, where a player waits to see it arrive."""
+    page.get_by_test_id("map-viewport").scroll_into_view_if_needed()
+    page.wait_for_function(
+        """([cid, x, y]) => {
+            const svg = document.querySelector('[data-testid=map-svg]');
+            const p = new DOMPoint(x, y).matrixTransform(svg.getScreenCTM());
+            const hit = document.elementFromPoint(p.x, p.y)?.closest?.('.map-token');
+            return hit?.dataset.id === cid;
+        }""",
+        arg=[cid, x, y],
+        timeout=LIVE,
+    )
+    page.mouse.click(*screen_point(page, x, y))
+
+
 def tap(page, x, y):
     """Tap the map at (x, y) metres, the map scrolled into view first (as a thumb would)."""
     page.get_by_test_id("map-viewport").scroll_into_view_if_needed()
@@ -148,8 +166,7 @@ def test_move_and_attack_on_the_map_and_the_gm_places_a_token(
     assert (after.x, after.y, albert.cp - after.cp) == (3.0, 0.0, cost)
 
     # 3. The player taps Rövaren Grim: distance, reach and the form's exact preview.
-    gx, gy = screen_point(phone, 4, 1)
-    phone.mouse.click(gx, gy)
+    tap_token(phone, "c2", 4, 1)
     foe = phone.get_by_test_id("map-foe")
     expect(foe).to_contain_text("Rövaren Grim", timeout=LIVE)
     expect(foe).to_contain_text("1,4 m")  # hypot(1, 1), as the page writes it
@@ -320,7 +337,7 @@ def test_t10_on_the_map_move_for_ap_and_shoot_at_a_range(browser, site_server, t
     assert (johan.x, johan.y, johan.ap) == (3.0, 4.0, 7)
     # The player taps the soldier: the distance typed for the attack, the weapon's three
     # ranges drawn, the form's preview copied, and the shot from the map.
-    phone.mouse.click(*screen_point(phone, 12, 0))
+    tap_token(phone, "c2", 12, 0)
     foe = phone.get_by_test_id("map-foe")
     expect(foe).to_contain_text("Soldat", timeout=LIVE)
     expect(foe).to_contain_text(re.compile("9,9 m · (normalt|normal)"))  # hypot(9, 4) = 9.85
@@ -387,7 +404,7 @@ def test_phobia_on_the_map_a_move_by_its_kind_and_an_attack_from_the_rows(
     jace = services.folded(Encounter.objects.get(pk=phobia_fight.pk)).state.get("c1")
     assert (jace.x, jace.y, jace.move_mode) == (4.0, 0.0, "move")
     # The guard tapped: its rows, each weapon's chance, and the attack from the map.
-    tap(phone, 10, 0)
+    tap_token(phone, "c2", 10, 0)
     expect(phone.get_by_test_id("map-foe")).to_contain_text("Vakten", timeout=LIVE)
     row = phone.get_by_test_id("attack-options").locator("tr").nth(1)
     chance = row.locator("td").nth(2).inner_text().strip()
