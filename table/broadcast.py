@@ -44,7 +44,13 @@ log = logging.getLogger(__name__)
 
 # A message larger than this travels as its number only (the other processes read it).
 WHOLE_MAX_BYTES = 64 * 1024
-PROCESS = secrets.token_hex(8)  # this process's name on the channels: it skips its own
+_TOKEN = secrets.token_hex(8)
+
+
+def process_name() -> str:
+    """This process's name on the channels (it skips its own messages): a worker forked
+    after this module was imported shares the token, not the pid."""
+    return f"{os.getpid()}-{_TOKEN}"
 # Redis socket timeouts: a frozen Redis costs the publisher thread this much per try,
 # never a request.
 REDIS_TIMEOUT = 0.5
@@ -252,12 +258,12 @@ def wire(message) -> str:
 
     if whole_for_everyone(message):
         try:
-            text = json.dumps({"from": PROCESS, "message": dict(message)})
+            text = json.dumps({"from": process_name(), "message": dict(message)})
         except (TypeError, ValueError):
             text = ""
         if 0 < len(text) <= WHOLE_MAX_BYTES:
             return text
-    return json.dumps({"from": PROCESS, "seq": int(message["seq"])})
+    return json.dumps({"from": process_name(), "seq": int(message["seq"])})
 
 
 def unwire(data: bytes) -> dict | None:
@@ -265,7 +271,7 @@ def unwire(data: bytes) -> dict | None:
     that event); None for this process's own (its pages have it) or a garbled one."""
     try:
         notice = json.loads(data)
-        if notice.get("from") == PROCESS:
+        if notice.get("from") == process_name():
             return None
         message = notice.get("message")
         if isinstance(message, dict) and "kind" in message:

@@ -16,8 +16,8 @@ router in `aoristos_site/asgi.py` sends `/live/` here) rather than a Django view
   one that arrives ahead of an earlier one waits a moment (`GAP_HOLD_SECONDS`) for it.
   Otherwise the hub reads what is missing from the database, once for the process, in
   one query (`services.events_after`). A stream whose page is far behind catches up
-  from the database in batches, then follows the hub. A read takes its numbers from one
-  snapshot (`services.log_numbers`), and the hub and a catch-up advance only over a run
+  from the database in batches, then follows the hub. A read is one statement, one
+  snapshot (`services.log_rows`), and the hub and a catch-up advance only over a run
   without a hole: should a number be missing while later ones are there, they read again
   (`Hub.read_run`), and only after `GAP_WAIT_SECONDS` log it and go on without it.
 - **Membership changes are events in the same order.** When the hub reaches the removal
