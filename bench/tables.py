@@ -54,10 +54,10 @@ from harness import (
     Row,
     Server,
     Stream,
-    children,
     close_streams,
     free_port,
     get,
+    med,
     ms,
     pct,
     post,
@@ -68,6 +68,7 @@ from harness import (
     verdict,
     wait_up,
 )
+from processes import cpu_seconds, server_pids, tree_cpu_seconds
 
 
 @dataclass(frozen=True)
@@ -94,7 +95,6 @@ GOAL_P99, GOAL_RATIO, GOAL_CPU, GOAL_BIG_P99 = 100.0, 20.0, 4.0, 250.0
 SKIPPED = "skipped: needs DATABASE_URL and REDIS_URL (PostgreSQL and Redis)"
 ROLLED = re.compile(rb'data-rolled="(\d+)"')
 VERSION = re.compile(rb'data-version="(\d+)"')
-TICK = os.sysconf("SC_CLK_TCK")
 
 
 def sizes_of(bench: Bench) -> Sizes:
@@ -192,18 +192,8 @@ class Pool:
 # --- CPU and PostgreSQL connections ---------------------------------------------------------------
 
 
-def cpu_of(pid: int) -> float:
-    """utime + stime of one process, in seconds (0 when it is gone)."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / TICK
-
-
 def tree_cpu(server: Server) -> float:
-    pid = server.process.pid
-    return sum(cpu_of(p) for p in [pid, *children(pid)])
+    return tree_cpu_seconds(server_pids(server))
 
 
 def processes(match: Callable[[bytes], bool]) -> list[int]:
@@ -227,8 +217,8 @@ class Others:
         name = dbname.encode() if dbname else None
         self.pg = processes(lambda c: bool(name) and c.startswith(b"postgres:") and name in c)
         self.redis = processes(lambda c: c.startswith(b"redis-server"))
-        self.pg_before = {pid: cpu_of(pid) for pid in self.pg}
-        self.redis_before = sum(cpu_of(pid) for pid in self.redis)
+        self.pg_before = {pid: cpu_seconds(pid) for pid in self.pg}
+        self.redis_before = sum(cpu_seconds(pid) for pid in self.redis)
         self.name = name
         usage = resource.getrusage(resource.RUSAGE_SELF)
         self.client_before = usage.ru_utime + usage.ru_stime
@@ -240,8 +230,8 @@ class Others:
         usage = resource.getrusage(resource.RUSAGE_SELF)
         busy, total = (b - a for a, b in zip(self.machine_before, machine_ticks(), strict=True))
         return {
-            "pg": sum(cpu_of(pid) - self.pg_before.get(pid, 0.0) for pid in pg),
-            "redis": sum(cpu_of(pid) for pid in self.redis) - self.redis_before,
+            "pg": sum(cpu_seconds(pid) - self.pg_before.get(pid, 0.0) for pid in pg),
+            "redis": sum(cpu_seconds(pid) for pid in self.redis) - self.redis_before,
             "client": usage.ru_utime + usage.ru_stime - self.client_before,
             "machine_percent": busy / total * 100 if total else float("nan"),
         }
@@ -766,10 +756,6 @@ async def measured(
 
 
 # --- the rows -------------------------------------------------------------------------------------
-
-
-def med(results: list[dict], key: str) -> float:
-    return statistics.median(r[key] for r in results)
 
 
 def deliveries(results: list[dict]) -> str:

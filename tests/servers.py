@@ -52,19 +52,10 @@ class SiteServer:
         kill_leftover_workers(workers)
 
 
-def start_site_server(
-    workdir: Path,
-    env: dict[str, str] | None = None,
-    *,
-    port: int | None = None,
-    collectstatic: bool = True,
-) -> SiteServer:
-    """Start granian on the test database. `env` adds or overrides environment variables
-    (MAX_STREAMS, REDIS_URL, ...); a value of None removes one. `port` reuses a port (a
-    restart); `collectstatic=False` skips the static files a previous start in the same
-    `workdir` already collected."""
-    port = port or free_port()
-    # The same secret key, so sessions made by the tests are valid on the server.
+def server_environment(workdir: Path, env: dict[str, str | None] | None) -> dict[str, str]:
+    """A server's environment on the test database, with the tests' secret key (so the
+    sessions they make are valid on it); `env` adds or overrides variables, None removes
+    one."""
     server_env = dict(
         os.environ,
         DATA_DIR=str(workdir),
@@ -78,7 +69,22 @@ def start_site_server(
             server_env.pop(name, None)
         else:
             server_env[name] = value
-    env = server_env
+    return server_env
+
+
+def start_site_server(
+    workdir: Path,
+    env: dict[str, str] | None = None,
+    *,
+    port: int | None = None,
+    collectstatic: bool = True,
+) -> SiteServer:
+    """Start granian on the test database. `env` adds or overrides environment variables
+    (MAX_STREAMS, REDIS_URL, ...); a value of None removes one. `port` reuses a port (a
+    restart); `collectstatic=False` skips the static files a previous start in the same
+    `workdir` already collected."""
+    port = port or free_port()
+    env = server_environment(workdir, env)
     if collectstatic:
         # As `make serve` does: hashed, compressed static files for whitenoise.
         subprocess.run(
@@ -258,19 +264,7 @@ def start_serve_command(
     one and `stop()` ends it and its workers. With the set-up skipped, collect the static
     files into STATIC_ROOT first (`collect_static`)."""
     port = free_port()
-    server_env = dict(
-        os.environ,
-        DATA_DIR=str(workdir),
-        STATIC_ROOT=str(workdir / "static"),
-        SECRET_KEY=settings.SECRET_KEY,
-        **database_env(),
-    )
-    server_env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
-    for name, value in (env or {}).items():
-        if value is None:
-            server_env.pop(name, None)
-        else:
-            server_env[name] = value
+    server_env = server_environment(workdir, env)
     log = workdir / "server.log"
     process = subprocess.Popen(
         [sys.executable, "manage.py", "serve", "--host", "127.0.0.1", "--port", str(port), *args],

@@ -14,17 +14,11 @@ from combat import services
 from combat.models import CatalogueItem, CombatRecord, Encounter, NpcTemplate
 from rules.t10.combat.view import percent
 from rules.t10.rolls import test_odds
+from tests.combat.conftest import GRENADE, PISTOL
 from tests.combat.helpers import english, panel, post, state_of
 
 pytestmark = pytest.mark.django_db
 
-PISTOL = {"key": "pistol", "name": "Pistol", "skill": "pistol", "close": 5, "normal": 25,
-          "maximum": 50, "single": True, "single_modifier": 0, "auto": False,
-          "auto_modifier": 0, "damage": 3, "attack_ap": 3, "reload_ap": 5, "stance_ap": 2,
-          "magazine": 8, "explosive": False, "damage_on_miss": False}
-GRENADE = {**PISTOL, "key": "granat", "name": "Handgranat", "skill": "throw", "normal": 15,
-           "maximum": 30, "damage": 6, "reload_ap": 0, "stance_ap": 1, "magazine": 0,
-           "explosive": True}
 SMG = {**PISTOL, "key": "kpist", "name": "K-pist", "skill": "smg", "normal": 30,
        "maximum": 100, "auto": True, "auto_modifier": -2, "magazine": 30}
 VEST = {"key": "vast", "name": "Skyddsväst", "protection": 2}

@@ -109,3 +109,12 @@ def scene_scenario(run, state):
     state, _ = run(state, {"type": "set_picture", "key": "1", "width": 20.0, "aspect": 0.5})
     state, _ = run(state, {"type": "remove_shape", "index": 0})
     return state
+
+
+def strip_map(data):
+    """Stored data as it was before the map (issue 27): no x, y or path anywhere."""
+    if isinstance(data, list):
+        return [strip_map(item) for item in data]
+    if isinstance(data, dict):
+        return {k: strip_map(v) for k, v in data.items() if k not in ("x", "y", "path")}
+    return data

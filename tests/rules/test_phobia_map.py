@@ -23,7 +23,7 @@ from rules.phobia.combat import events as E
 from rules.phobia.combat.movement import move_bands, move_preview
 from tests.rules import helpers
 from tests.rules import test_phobia_combat as base
-from tests.rules.helpers import by_name, of, refold
+from tests.rules.helpers import by_name, of, refold, strip_map
 
 GM = Viewer(is_gm=True)
 PLAYERS = Viewer(is_gm=False)
@@ -176,15 +176,6 @@ def test_metres_without_a_point_move_as_before_and_leave_the_token():
     state = go(state, 0.5, 0.0)  # a point after typed metres: the trail starts here
     assert a_of(state).path == ((3.0, -2.0), (3.5, -2.0))
     assert a_of(state).moved == 2.0
-
-
-def strip_map(data):
-    """A stored log as it was before the map: no x, y or path anywhere."""
-    if isinstance(data, list):
-        return [strip_map(item) for item in data]
-    if isinstance(data, dict):
-        return {k: strip_map(v) for k, v in data.items() if k not in ("x", "y", "path")}
-    return data
 
 
 def test_an_old_log_decodes_and_replays_as_before():

@@ -17,7 +17,7 @@ from rules.t10.combat import ENGINE
 from rules.t10.combat import commands as C
 from rules.t10.combat import events as E
 from rules.t10.combat.movement import move_bands, move_preview
-from tests.rules.helpers import of
+from tests.rules.helpers import of, strip_map
 from tests.rules.helpers import run as helpers_run
 
 GM = Viewer(is_gm=True)
@@ -240,15 +240,6 @@ def test_a_reaction_moves_to_its_point_with_saved_ap():
 
 
 # Old logs ------------------------------------------------------------------------------------
-
-
-def strip_map(data):
-    """Stored data as it was before the map: no x, y or path anywhere."""
-    if isinstance(data, list):
-        return [strip_map(item) for item in data]
-    if isinstance(data, dict):
-        return {k: strip_map(v) for k, v in data.items() if k not in ("x", "y", "path")}
-    return data
 
 
 def test_a_log_from_before_the_map_replays_as_before():
