@@ -12,6 +12,7 @@ from the system's name. No Django here.
 """
 
 import dataclasses
+import functools
 import math
 import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -188,6 +189,14 @@ class FieldReader:
         raise bad(name, f"{name} cannot be given here")
 
 
+@functools.cache
+def command_shape(cls: type) -> tuple[dict, tuple, frozenset]:
+    """A command class's type hints, fields and the names a command may carry, worked out
+    once per class (`get_type_hints` alone cost more than the rest of a command's reading)."""
+    fields = dataclasses.fields(cls)
+    return get_type_hints(cls), fields, frozenset(f.name for f in fields) | {"type"}
+
+
 def read_command(
     data: Any,
     commands: Mapping[str, type],
@@ -205,9 +214,8 @@ def read_command(
     cls = commands.get(kind) if isinstance(kind, str) else None
     if cls is None:
         raise RulesError(f"unknown command type {kind!r}", code="unknown_command")
-    hints = get_type_hints(cls)
-    fields = dataclasses.fields(cls)
-    unknown = set(data) - {f.name for f in fields} - {"type"}
+    hints, fields, names = command_shape(cls)
+    unknown = set(data) - names
     if unknown:
         raise RulesError(
             f"unknown fields for {kind}: {', '.join(sorted(map(str, unknown)))}", code="bad_field"

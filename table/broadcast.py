@@ -27,6 +27,9 @@ returns without waiting for the next event.
 
 import asyncio
 import contextlib
+import functools
+import hashlib
+import hmac
 import json
 import logging
 import os
@@ -55,6 +58,7 @@ def process_name() -> str:
 # never a request.
 REDIS_TIMEOUT = 0.5
 PUBLISH_QUEUE_SIZE = 10_000
+SIGNATURE_LENGTH = 32  # hex digits of the HMAC-SHA256 (128 bits)
 
 
 class Subscription:
@@ -110,10 +114,18 @@ class LocalBroadcaster:
         by_loop: dict[asyncio.AbstractEventLoop, list[Subscription]] = defaultdict(list)
         for subscription in subscribers:
             by_loop[subscription.loop].append(subscription)
-        # One wake-up per event loop (one in a server process), not one per stream.
+        # One wake-up per event loop (one in a server process), not one per stream; none
+        # when this is that loop (a message heard on Redis).
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
         for loop, group in by_loop.items():
             try:
-                loop.call_soon_threadsafe(call_all, group, frozen)
+                if loop is running:
+                    loop.call_soon(call_all, group, frozen)
+                else:
+                    loop.call_soon_threadsafe(call_all, group, frozen)
             except RuntimeError:  # that loop has closed: its streams are gone
                 for subscription in group:
                     self.unsubscribe(subscription)
@@ -144,6 +156,12 @@ class RedisBroadcaster(LocalBroadcaster):
     # Publishing: a background thread, so a request never waits on Redis.
 
     def publish(self, campaign_id: int, message: dict) -> None:
+        from table.lines import prerender  # (table.lines -> services -> this module)
+
+        try:  # rendered once here for every process (`table.lines`)
+            message = prerender(message)
+        except Exception:  # each hub renders it instead
+            log.exception("could not render an event for the other processes")
         self.deliver(campaign_id, message)  # this process's pages need no round trip
         self._start_publisher()
         try:
@@ -253,7 +271,8 @@ def channel_prefix() -> str:
 
 def wire(message) -> str:
     """What goes on the channel: the whole message when every member may see all of it
-    (and it is not large), else its number only; both name this process."""
+    (and it is not large), with its rendered lines when it carries them, else its number
+    only; both name this process, signed (`sign`)."""
     from table.services import whole_for_everyone
 
     if whole_for_everyone(message):
@@ -262,15 +281,51 @@ def wire(message) -> str:
         except (TypeError, ValueError):
             text = ""
         if 0 < len(text) <= WHOLE_MAX_BYTES:
-            return text
-    return json.dumps({"from": process_name(), "seq": int(message["seq"])})
+            return sign(text)
+    return sign(json.dumps({"from": process_name(), "seq": int(message["seq"])}))
+
+
+@functools.cache
+def _signing_key(secret: str) -> bytes:
+    return hashlib.sha256(b"aoristos-table.broadcast:" + secret.encode()).digest()
+
+
+def signature(text: str) -> str:
+    key = _signing_key(settings.SECRET_KEY)
+    return hmac.new(key, text.encode(), hashlib.sha256).hexdigest()[:SIGNATURE_LENGTH]
+
+
+def sign(text: str) -> str:
+    """`text` with an HMAC made from SECRET_KEY in front: a message carries lines of HTML
+    that pages show as they are, so a process takes only what a process of this site
+    (the same SECRET_KEY) sent, not what anyone else who can write to the Redis did."""
+    return f"{signature(text)}.{text}"
+
+
+_last_unsigned_warning = -1e9
+
+
+def _warn_unsigned() -> None:
+    global _last_unsigned_warning
+    now = time.monotonic()
+    if now - _last_unsigned_warning > 10:  # once per 10 s, not once per notice
+        _last_unsigned_warning = now
+        log.warning(
+            "live table: notices on Redis without this site's signature are ignored "
+            "(do all server processes share one SECRET_KEY?)"
+        )
 
 
 def unwire(data: bytes) -> dict | None:
     """A message heard on the channel: the whole message, or {"seq": n} (the hub reads
-    that event); None for this process's own (its pages have it) or a garbled one."""
+    that event); None for this process's own (its pages have it) or a garbled or
+    unsigned one."""
     try:
-        notice = json.loads(data)
+        mark, _, text = data.decode().partition(".")
+        if not hmac.compare_digest(mark, signature(text)):
+            _warn_unsigned()
+            return None
+        notice = json.loads(text)
         if notice.get("from") == process_name():
             return None
         message = notice.get("message")
@@ -278,7 +333,7 @@ def unwire(data: bytes) -> dict | None:
             message["seq"] = int(message["seq"])
             return message
         return {"seq": int(notice["seq"])}
-    except (ValueError, TypeError, KeyError, AttributeError):
+    except (ValueError, TypeError, KeyError, AttributeError, UnicodeDecodeError):
         log.warning("live table: a garbled notice on Redis was ignored")
         return None
 

@@ -48,14 +48,13 @@ from importlib import import_module
 from django.conf import settings
 from django.db import close_old_connections
 from django.http.cookie import parse_cookie
-from django.template.loader import render_to_string
 from django.utils import translation
 from django.utils.crypto import constant_time_compare
 from django.utils.translation import gettext
 
 from core import outage
 from core.limits import max_streams
-from table import services
+from table import lines, services
 from table.broadcast import get_broadcaster
 
 log = logging.getLogger(__name__)
@@ -170,15 +169,11 @@ def sse_message(html: str, seq: int) -> str:
     return f"id: {seq}\n{data}\n"
 
 
-def render_event(message, *, is_gm: bool, language: str) -> str:
-    message = services.visible(message, is_gm=is_gm)
-    with translation.override(language):
-        return render_to_string("table/_event.html", {"roll": message, "is_gm": is_gm})
-
-
 class Entry:
     """One stored event as the hub keeps it: its message (the GM's full view) and its
-    rendering per audience, made on first use."""
+    rendering per view and language (`table.lines`), made on first use, or carried with
+    the message from the process that stored it. The GM and the players share one
+    rendering of an event they see alike."""
 
     __slots__ = ("seq", "message", "removed_membership", "rendered")
 
@@ -194,8 +189,13 @@ class Entry:
         chunk = self.rendered.get(audience)
         if chunk is None:
             is_gm, language = audience
-            html = render_event(self.message, is_gm=is_gm, language=language)
-            chunk = self.rendered[audience] = sse_message(html, self.seq).encode()
+            view = lines.view_of(self.message, is_gm=is_gm)
+            shared = (not is_gm, language) if view == "all" else None
+            chunk = self.rendered.get(shared) if shared else None
+            if chunk is None:
+                html = lines.render_view(self.message, view, language)
+                chunk = sse_message(html, self.seq).encode()
+            self.rendered[audience] = chunk
         return chunk
 
 

@@ -101,7 +101,7 @@ def test_undo_and_redo_lines_say_which_moves_they_take_back(gm, alice, moved, ru
 def test_the_streamed_undo_line_carries_what_it_undoes_per_audience(gm, alice, moved, run):
     """The stream renders an undo's line once per audience: both name the versions to
     grey (the pages' script does it), only the GM's says which version it went back to."""
-    from table.stream import render_event
+    from table.lines import render_event
 
     version = moved.version
     run(moved, gm, {"type": "undo", "to": version - 1})

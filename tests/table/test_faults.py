@@ -26,7 +26,7 @@ from django.db import connection
 from django.urls import reverse
 
 from campaigns.models import Campaign, Membership
-from table.broadcast import channel_prefix
+from table.broadcast import channel_prefix, signature
 from table.models import MembershipEvent, RollEvent
 from tests.servers import (
     thread_count,
@@ -372,8 +372,13 @@ def test_rolls_reach_another_process_while_redis_is_frozen_or_stopped(
         f" B {seconds:.2f} s after its POST; Redis carried {notice and notice['data']!r}"
     )
     assert notice is not None
-    # A roll everyone may see travels whole: B shows it without reading the database.
-    assert json.loads(notice["data"])["message"]["seq"] == answer.seq
+    # A roll everyone may see travels whole, its line rendered, signed: B shows it without
+    # reading the database or rendering it.
+    mark, _, text = notice["data"].decode().partition(".")
+    assert mark == signature(text)  # the servers share the tests' SECRET_KEY
+    heard = json.loads(text)["message"]
+    assert heard["seq"] == answer.seq
+    assert f'id="roll-{answer.seq}"' in heard["rendered"]["all:sv"]
     assert seconds < 2.0
 
     # In order, every one once, across the whole test.

@@ -15,9 +15,11 @@ pytestmark = pytest.mark.django_db
 
 def heard_elsewhere(message) -> dict | None:
     """What another process hears of `message` (as if this process had another name)."""
-    data = json.loads(broadcast.wire(message))
+    mark, _, text = broadcast.wire(message).partition(".")
+    assert mark == broadcast.signature(text)
+    data = json.loads(text)
     data["from"] = "another process"
-    return broadcast.unwire(json.dumps(data).encode())
+    return broadcast.unwire(broadcast.sign(json.dumps(data)).encode())
 
 
 def test_a_roll_everyone_sees_travels_whole(campaign, gm):
@@ -56,7 +58,24 @@ def test_a_process_skips_its_own_messages_and_garbled_ones():
     message = {"seq": 1, "kind": "member-joined", "secret": False}
     assert broadcast.unwire(broadcast.wire(message).encode()) is None
     assert broadcast.unwire(b"not json") is None
-    assert broadcast.unwire(b'{"from": "x", "seq": "one"}') is None
+    assert broadcast.unwire(broadcast.sign("not json").encode()) is None
+    assert broadcast.unwire(broadcast.sign('{"from": "x", "seq": "one"}').encode()) is None
+    assert broadcast.unwire(b"\xff\xfe") is None
+
+
+def test_only_what_this_site_signed_is_taken(settings):
+    """A notice not signed with this site's SECRET_KEY (anyone else who can write to the
+    Redis, or a process with another key) is ignored: the lines it carries are HTML the
+    pages would show as they are."""
+    forged = json.dumps({"from": "x", "message": {
+        "seq": 4, "kind": "member-joined", "secret": False,
+        "rendered": {"all:sv": "<li><script>alert(1)</script></li>"}}})
+    assert broadcast.unwire(forged.encode()) is None
+    assert broadcast.unwire(f"{'0' * 32}.{forged}".encode()) is None
+    signed = broadcast.sign(forged).encode()
+    assert broadcast.unwire(signed)["seq"] == 4
+    settings.SECRET_KEY = "another site's key " * 3
+    assert broadcast.unwire(signed) is None
 
 
 def test_the_channels_are_named_after_the_database(settings):
