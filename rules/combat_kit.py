@@ -330,6 +330,22 @@ def decide(
     return tuple(events + settle(after, rng))
 
 
+def play(
+    state, command, rng, handlers: Mapping[type, Callable], evolve: Callable, settled: Callable
+) -> tuple[tuple, Any]:
+    """`decide` and the state after its events, folded once (a simulation plays thousands
+    of commands: `decide` folds them to settle, and folding them again cost as much)."""
+    handler = handlers.get(type(command))
+    if handler is None:
+        refuse(_("unknown command {command}"), "unknown_command", command=type(command).__name__)
+    events = list(handler(state, command, rng))
+    after = state
+    for event in events:
+        after = evolve(after, event)
+    more, after = settled(after, rng)
+    return tuple(events + more), after
+
+
 def settle(state, rng, next_settlement: Callable, evolve: Callable, limit: int) -> list:
     """What follows by itself: the events of `next_settlement(state, rng)`, folded in, until
     it has none. Still more after `limit` steps is a bug (the tests rule it out)."""
@@ -565,11 +581,13 @@ class SystemCombat:
         rules: ModuleType,
         views: ModuleType,
         house_rules: Sequence[Mapping[str, Any]] = (),
+        policy: ModuleType | None = None,
     ):
         self._commands = commands
         self._rules = rules
         self._views = views
         self._house_rules = house_rules
+        self._policy = policy
 
     def house_rules(self):
         return self._house_rules
@@ -585,6 +603,24 @@ class SystemCombat:
 
     def evolve(self, state, event):
         return self._rules.evolve(state, event)
+
+    def play(self, state, command, rng) -> tuple[tuple, Any]:
+        """`decide`'s events and the state after them (the system's `play` when it folds
+        them once, else `decide` then `evolve`)."""
+        played = getattr(self._rules, "play", None)
+        if played is not None:
+            return played(state, command, rng)
+        events = self._rules.decide(state, command, rng)
+        for event in events:
+            state = self._rules.evolve(state, event)
+        return events, state
+
+    @property
+    def policy(self) -> ModuleType:
+        """The system's default policy for simulated fights (`rules.simulation`)."""
+        if self._policy is None:
+            raise RulesError("this system has no simulation policy yet")
+        return self._policy
 
     # `names`: the campaign's own names for its system's stats, by key. A system whose
     # house rules name some (T10's abilities) sets `named_stats` and its views take them;

@@ -132,3 +132,21 @@ def test_quick_benchmark_prints_every_row(tmp_path):
     ]:
         assert len(named(*parts)) == 1, (parts, names)
         assert rows[named(*parts)[0]][1] not in {"", "–"}, rows[named(*parts)[0]]
+
+
+def test_the_simulation_benchmark_measures_aoristos_and_names_what_it_skips():
+    result = subprocess.run(
+        [sys.executable, "bench/simulate.py", "--quick"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
+    rows = [line for line in result.stdout.splitlines() if line.startswith("| simulation")]
+    assert len(rows) == 3, result.stdout
+    aoristos, phobia, t10 = rows
+    assert "fights/s" in aoristos
+    assert "folding the same events" in aoristos
+    assert "skipped: no default policy for phobia" in phobia
+    assert "skipped: no default policy for t10" in t10

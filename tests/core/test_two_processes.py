@@ -22,6 +22,7 @@ from django.urls import reverse
 from campaigns.models import Campaign, Membership
 from combat import services as combat_services
 from combat.models import Encounter
+from table.broadcast import signature
 from tests.servers import collect_static, start_serve_command, worker_of_connection, worker_pids
 from tests.table.test_faults import CSRF_TOKEN, open_stream, post_roll, session_for
 
@@ -132,7 +133,9 @@ class RedisNotices:
             message = self.pubsub.get_message(ignore_subscribe_messages=True, timeout=left)
             if message is None:
                 continue
-            notice = json.loads(message["data"])
+            mark, _, text = message["data"].decode().partition(".")
+            assert mark == signature(text)  # signed with the site's SECRET_KEY
+            notice = json.loads(text)
             whole = notice.get("message")
             self.seqs.append(int(whole["seq"] if isinstance(whole, dict) else notice["seq"]))
         return self.seqs

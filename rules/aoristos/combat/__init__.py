@@ -13,7 +13,7 @@ object) is `rules.combat_kit`'s.
 from collections.abc import Mapping
 from typing import Any
 
-from rules.aoristos.combat import commands, engine, events, figures, gear, state, view
+from rules.aoristos.combat import commands, engine, events, figures, gear, policy, state, view
 from rules.aoristos.combat.state import Encounter, HouseRules
 from rules.combat_kit import SystemCombat, character_command, item_from_dict
 from rules.errors import RulesError
@@ -107,4 +107,4 @@ class AoristosCombat(SystemCombat):
         )
 
 
-ENGINE = AoristosCombat(commands, engine, view, HOUSE_RULES)
+ENGINE = AoristosCombat(commands, engine, view, HOUSE_RULES, policy)

@@ -40,20 +40,30 @@ def decide(state: Encounter, command, rng) -> tuple:
     return K.decide(state, command, rng, HANDLERS, evolve, settle)
 
 
+def play(state: Encounter, command, rng) -> tuple:
+    """`decide`'s events and the state after them, folded once (simulations)."""
+    return K.play(state, command, rng, HANDLERS, evolve, settled)
+
+
 def settle(state: Encounter, rng) -> list:
     """What follows by itself once a command's events are in: a passive attack that ended
     closes its reaction; a reaction nobody can take lapses; an escape whose free attacks
     are done completes its move (p. 10-11)."""
+    return settled(state, rng)[0]
+
+
+def settled(state: Encounter, rng) -> tuple[list, Encounter]:
+    """`settle`'s events and the state after them."""
     out = []
     for _step in range(50):
         event = next_settlement(state, rng)
         if event is None:
-            return out
+            return out, state
         events = event if isinstance(event, list) else [event]
         for one in events:
             state = evolve(state, one)
         out += events
-    return out
+    return out, state
 
 
 def next_settlement(state: Encounter, rng):

@@ -1,0 +1,140 @@
+"""Simulated fights benchmark: `make bench` (or `python bench/simulate.py [--quick]`).
+
+Issue 29: "1,000 fights of 3 characters against 4 NPCs in at most 1 s of one core for
+Aoristos (measure Phobia and T10 too)". Each system's fight: three characters with
+pistols and knives against four NPCs with knives, 15 m apart (`rules.simulation.simulate`,
+the system's default policy), played from set-up to its end. Measured: CPU seconds of this
+process (`time.process_time`) for the whole run of fights, the median of `--reps` runs,
+so the machine's other work does not count.
+
+Baseline, in the same run: folding the same fights' events again (`evolve` only, no
+decisions, no dice: what rebuilding an encounter from its log does), per fight. The ratio
+says what choosing and deciding cost on top of the rules' own bookkeeping.
+
+Prints a markdown table with bench/live.py's columns (nothing is written).
+"""
+
+import argparse
+import os
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from rules import simulation  # noqa: E402
+from rules.engine import engine_for  # noqa: E402
+
+GOAL_SECONDS = 1.0  # for 1,000 Aoristos fights
+GROUP, OPPOSITION, GAP = 3, 4, 15.0
+AORISTOS_PC = {"physique": 3, "agility": 3, "alertness": 3, "composure": 3, "willpower": 3,
+               "skills": {"firearms": 3, "melee_weapons": 2, "evasion": 2},
+               "weapons": ["pistol", "knife"], "right": "pistol"}  # fmt: skip
+AORISTOS_NPC = {"physique": 3, "agility": 2, "alertness": 2, "composure": 2, "willpower": 2,
+                "skills": {"melee_weapons": 3, "evasion": 1}, "weapons": ["knife"],
+                "right": "knife"}  # fmt: skip
+BLOCKS = {"aoristos": (AORISTOS_PC, AORISTOS_NPC)}
+
+
+def fight_state(system: str):
+    """Three characters against four NPCs of `system`, set up, not started."""
+    engine = engine_for(system, "combat")
+    catalogue = engine.catalogue()
+    pc, npc = BLOCKS[system]
+    state = engine.new_state({})
+    for side, block, count, x in (("a", pc, GROUP, 0.0), ("b", npc, OPPOSITION, GAP)):
+        for i in range(count):
+            data = {"type": "add_combatant", "name": f"{side}{i + 1}", "side": side,
+                    "npc": side == "b", "x": x, "y": 2.0 * i, **block}  # fmt: skip
+            command = engine.parse_command(
+                data, weapons=catalogue["weapon"], armour=catalogue["armour"]
+            )
+            state = engine.play(state, command, random.Random(0))[1]
+    return engine, state
+
+
+class Recording:
+    """The engine, with every event it plays kept (for the baseline's fold)."""
+
+    def __init__(self, engine):
+        self.engine, self.events = engine, []
+
+    def __getattr__(self, name):
+        return getattr(self.engine, name)
+
+    def play(self, state, command, rng):
+        events, after = self.engine.play(state, command, rng)
+        self.events.extend(events)
+        return events, after
+
+
+def measure(system: str, fights: int, reps: int) -> dict:
+    engine, state = fight_state(system)
+    runs = []
+    for rep in range(reps):
+        began = time.process_time()
+        summary = simulation.simulate(engine, state, fights=fights, seed=rep)
+        runs.append(time.process_time() - began)
+    sample = max(1, fights // 10)
+    played = []
+    for seed in range(sample):
+        recording = Recording(engine)
+        simulation.play_out(recording, state, random.Random(seed))
+        played.append(recording.events)
+    folds = []
+    for _rep in range(reps):
+        began = time.process_time()
+        for events in played:
+            folded = state
+            for event in events:
+                folded = engine.evolve(folded, event)
+        folds.append((time.process_time() - began) / sample)
+    seconds = statistics.median(runs)
+    return {
+        "seconds": seconds,
+        "per_fight": seconds / fights,
+        "fold_per_fight": statistics.median(folds),
+        "events_per_fight": sum(map(len, played)) / sample,
+        "wins": summary.wins,
+        "capped": summary.capped,
+        "rounds": summary.rounds_percentile(0.5),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true",
+                        default=os.environ.get("BENCH_QUICK", "") not in ("", "0"))  # fmt: skip
+    args = parser.parse_args(argv)
+    fights, reps = (50, 1) if args.quick else (1000, 3)
+    print(f"bench/simulate.py: {fights} fights × {reps} per system", flush=True)
+    print("| measurement | result | per fight ms | events per fight | baseline (same run) "
+          "| ratio | goal | ok? |")  # fmt: skip
+    print("|---|---|---|---|---|---|---|---|")
+    for system in ("aoristos", "phobia", "t10"):
+        name = (
+            f"simulation: {fights:,} fights of {GROUP} characters against {OPPOSITION} NPCs "
+            f"({system})"
+        )
+        if system not in BLOCKS:
+            print(f"| {name} | skipped: no default policy for {system} yet (issue 29 goes on) "
+                  "|  |  |  |  | measured, no goal |  |")  # fmt: skip
+            continue
+        r = measure(system, fights, reps)
+        scaled = r["per_fight"] * 1000
+        ok = "yes" if scaled <= GOAL_SECONDS else "**NO**"
+        print(
+            f"| {name} | {r['seconds']:.2f} s CPU ({1 / r['per_fight']:,.0f} fights/s; "
+            f"1,000 fights {scaled:.2f} s); wins {r['wins']}, capped {r['capped']}, median "
+            f"{r['rounds']} rounds | {r['per_fight'] * 1000:.2f} | {r['events_per_fight']:.0f} "
+            f"| folding the same events: {r['fold_per_fight'] * 1000:.2f} ms per fight "
+            f"| ×{r['per_fight'] / r['fold_per_fight']:.1f} | 1,000 fights ≤ "
+            f"{GOAL_SECONDS:.0f} s of one core | {ok} |"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

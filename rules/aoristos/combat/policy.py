@@ -1,0 +1,175 @@
+"""The default policy of a simulated Aoristos fight (`rules.simulation`, issue 29): what
+every combatant does when it must decide, written down so a GM can judge the result.
+
+Answers first, in the order the fight asks for them (`view.prompts`):
+
+1. **Vigilance** (p. 8-9): the target takes the suggested vigilance (the three best
+   properties, `default`), as the page suggests.
+2. **An attacker's abort** (p. 9, a hit within 10 m): it goes on.
+3. **A reaction** (a free attack at a foe leaving melee, p. 10; overwatch, p. 11): it
+   attacks with the first weapon in hand the rules allow, else lets it pass.
+4. **An escape from melee that went badly** (p. 10): the mover goes on.
+
+Then the active combatant, once per step of its activation:
+
+5. **Flees when wounded** (the GM marks it): at its first activation with a wound it leaves
+   the fight (counted "fled"), and does nothing more.
+6. **An extended activity** under way (p. 7): it goes on with it.
+7. **Its target** is the nearest foe who can still act (the lower id on a tie).
+8. **Attack** with a weapon in hand: in melee reach a melee weapon first, else a ranged one
+   first (keeping its range: a shooter does not close in), no aim, each attack whose KP it
+   still has; a firearm without rounds is reloaded (over two activations if need be).
+9. **Draw** a weapon it carries that would serve (1 KP) when none in hand does.
+10. **Close in** with melee weapons only: it moves toward the target, to 1 m from it, as
+    far as its KP carry it.
+11. Otherwise it **ends its activation**; the KP left become vigilance bonus (p. 8).
+"""
+
+from rules.aoristos.combat import commands as C
+from rules.aoristos.combat.attacks import attack_plan
+from rules.aoristos.combat.movement import move_plan
+from rules.aoristos.combat.reading import distance, needs_ammo
+from rules.aoristos.combat.state import UNARMED, Combatant, Encounter
+from rules.errors import RulesError
+from rules.simulation import Fate
+
+CLOSE_TO = 1.0  # metres from the target a melee fighter walks to
+STEPS = (1.0, 0.75, 0.5, 0.25)  # how much of the way it tries, if the whole is too dear
+
+
+def start_command(state: Encounter):
+    return C.StartCombat() if state.round == 0 else None
+
+
+def can_act(c: Combatant) -> bool:
+    return c.acts
+
+
+def fate(c: Combatant) -> Fate:
+    limbs = {state for _limb, state in c.limbs}
+    return Fate(
+        wounded=any(damage > 0 for _area, damage in c.area_damage),
+        limb_broken="broken" in limbs,
+        limb_destroyed="destroyed" in limbs,
+        unconscious=c.alive and not c.conscious,
+        dead=not c.alive,
+    )
+
+
+def next_command(state: Encounter, plan, fight):
+    """The command of whoever must decide now (None: nobody can)."""
+    attack = state.attack
+    if attack is not None:
+        if attack.stage == "vigilance":
+            return C.Vigilance(attack.target, default=True)
+        return C.Proceed(attack.attacker)
+    if state.reactions:
+        return _reaction(state, state.reactions[0])
+    if state.escape is not None and not state.escape.decided:
+        return C.Proceed(state.escape.mover)
+    c = state.active
+    return None if c is None else _activation(state, c, plan, fight)
+
+
+def _reaction(state: Encounter, reaction):
+    who = state.get(reaction.who)
+    for key in who.held:
+        command = C.Attack(who.id, reaction.target, key)
+        try:
+            attack_plan(state, who, command)
+        except RulesError:
+            continue
+        return command
+    return C.Pass(who.id)
+
+
+def _activation(state: Encounter, c: Combatant, plan, fight):
+    if c.id in fight.fled:
+        return C.EndActivation(c.id)
+    if c.id in plan.flees and fate(c).wounded:
+        fight.fled.add(c.id)
+        return C.EndActivation(c.id)
+    if c.extended is not None:
+        return C.Continue(c.id)
+    foes = [o for o in state.combatants if o.side != c.side and o.acts and o.id not in fight.fled]
+    if not foes:
+        return C.EndActivation(c.id)
+    target = min(foes, key=lambda o: (distance(c, o), o.id))
+    reach = distance(c, target) <= state.house.melee_reach
+    return (
+        _attack(state, c, target, c.held, reach)
+        or _draw(state, c, target, reach)
+        or _close_in(state, c, target)
+        or C.EndActivation(c.id)
+    )
+
+
+def _by_preference(c: Combatant, keys, reach: bool) -> list[str]:
+    """Weapon keys in the order the policy tries them: in reach melee first, else ranged."""
+    keys = [k for k in dict.fromkeys(keys) if c.weapon(k) is not None]
+    return sorted(keys, key=lambda k: c.weapon(k).ranged == reach)
+
+
+def _attack(state: Encounter, c: Combatant, target: Combatant, keys, reach: bool):
+    for key in _by_preference(c, (*keys, UNARMED.key) if reach else keys, reach):
+        command = C.Attack(c.id, target.id, key)
+        try:
+            cost = attack_plan(state, c, command)["cost"]
+        except RulesError as refused:
+            weapon = c.weapon(key)
+            if refused.code == "no_ammo" and needs_ammo(weapon) and key in c.held:
+                try:
+                    return _checked(state, C.Reload(c.id, key))
+                except RulesError:
+                    continue
+            continue
+        if cost <= c.cp:
+            return command
+    return None
+
+
+def _draw(state: Encounter, c: Combatant, target: Combatant, reach: bool):
+    if c.cp < 1:
+        return None
+    for weapon in c.weapons:
+        if weapon.key in c.held or not _serves(c, weapon, reach):
+            continue
+        try:
+            return _checked(state, C.Draw(c.id, weapon.key))
+        except RulesError:
+            continue
+    return None
+
+
+def _serves(c: Combatant, weapon, reach: bool) -> bool:
+    """A melee weapon in reach; out of it a ranged one with rounds in it."""
+    if reach:
+        return not weapon.ranged and not weapon.thrown
+    return weapon.ranged and (not needs_ammo(weapon) or c.rounds(weapon.key) > 0)
+
+
+def _close_in(state: Encounter, c: Combatant, target: Combatant):
+    if any(c.weapon(k).ranged for k in c.held if c.weapon(k) is not None):
+        return None  # a shooter keeps its range
+    gap = distance(c, target)
+    if gap <= state.house.melee_reach:
+        return None
+    for share in STEPS:
+        go = (gap - CLOSE_TO) * share
+        if go < 0.5:
+            return None
+        x = round(c.x + (target.x - c.x) / gap * go, 2)
+        y = round(c.y + (target.y - c.y) / gap * go, 2)
+        cost = move_plan(state, c, x, y).cost
+        if cost is not None and cost <= c.cp:
+            return C.Move(c.id, x, y)
+    return None
+
+
+def _checked(state: Encounter, command):
+    """`command` if the rules take it now (checked without rolling real dice)."""
+    from rules.aoristos.combat.engine import decide
+    from rules.combat_kit import LowestDice
+
+    decide(state, command, LowestDice())
+    return command

@@ -1,0 +1,249 @@
+"""How dangerous is this fight? Play it to its end many times (issue 29).
+
+A simulation starts from an encounter's state (before its start or at any point after)
+and plays it out again and again with a seeded `random.Random`, every combatant choosing
+by its system's default policy (the engine's `policy`: `next_command(state, plan)` for
+whoever must decide now, and `fate(combatant)`, what the fight did to it). Each fight ends
+when one side has nobody left who can act (unconscious, dead or fled), or at the round cap,
+which the result counts apart (`capped`): a capped fight is won by nobody.
+
+The GM may mark combatants that flee when wounded (`Plan.flees`): at their first
+activation after a wound they leave the fight, counted `fled`, and their side stands only
+if somebody else of it still can act.
+
+Pure: no Django, no clock; the same seed gives the same summary. `progress(done, total)`
+is called every `PROGRESS_EVERY` fights and `cancelled()` asked as often; a cancelled run
+returns the fights played so far (`Summary.fights` says how many).
+"""
+
+import random
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+ROUND_CAP = 20
+PROGRESS_EVERY = 25
+MAX_COMMANDS_PER_ROUND = 400  # a policy that would loop for ever is a bug: the fight is capped
+FATES = ("wounded", "limb_broken", "limb_destroyed", "unconscious", "dead", "fled")
+
+
+@dataclass(frozen=True)
+class Fate:
+    """What one fight did to one combatant."""
+
+    wounded: bool = False
+    limb_broken: bool = False
+    limb_destroyed: bool = False
+    unconscious: bool = False
+    dead: bool = False
+    fled: bool = False
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How the fights are played: who flees when wounded, and the round cap."""
+
+    flees: frozenset[str] = frozenset()
+    round_cap: int = ROUND_CAP
+
+
+@dataclass
+class Fight:
+    """One fight as it is played: who has fled so far."""
+
+    fled: set[str] = field(default_factory=set)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    winner: str | None  # the side left standing; None: both fell, or the round cap
+    rounds: int
+    capped: bool
+    fates: dict[str, Fate]
+
+
+@dataclass(frozen=True)
+class Summary:
+    """Many fights, counted: per side its wins, per combatant how often each fate came."""
+
+    fights: int
+    seed: int
+    wins: dict[str, int]
+    draws: int  # both sides fell in the same exchange
+    capped: int
+    rounds: dict[int, int]  # how many fights lasted so many rounds
+    fates: dict[str, dict[str, int]]  # combatant id -> fate name -> fights
+
+    def chance(self, side: str) -> float:
+        return self.wins.get(side, 0) / self.fights if self.fights else 0.0
+
+    def fate_chance(self, combatant_id: str, fate: str) -> float:
+        counts = self.fates.get(combatant_id, {})
+        return counts.get(fate, 0) / self.fights if self.fights else 0.0
+
+    def rounds_percentile(self, q: float) -> int:
+        """The number of rounds within which `q` (0-1) of the fights ended."""
+        if not self.fights:
+            return 0
+        wanted, seen = q * self.fights, 0
+        for rounds in sorted(self.rounds):
+            seen += self.rounds[rounds]
+            if seen >= wanted:
+                return rounds
+        return max(self.rounds)
+
+
+def standing(state, policy, fight: Fight) -> set[str]:
+    """The sides that still have somebody who can act and has not fled."""
+    return {c.side for c in state.combatants if policy.can_act(c) and c.id not in fight.fled}
+
+
+def play_out(engine, state, rng: random.Random, plan: Plan = Plan()) -> Outcome:
+    """One fight from `state` to its end, every die from `rng`."""
+    policy = engine.policy
+    fight = Fight()
+    first_round = max(state.round, 1)
+    sides = {c.side for c in state.combatants}
+    start = policy.start_command(state)
+    if start is not None:  # set up, not started: the fight begins as the GM would start it
+        state = engine.play(state, start, rng)[1]
+    capped = at_cap = False
+    commands_this_round, this_round = 0, state.round
+    while len(standing(state, policy, fight) & sides) >= 2:
+        if state.round - first_round >= plan.round_cap:  # the cap's last round is over
+            capped = at_cap = True
+            break
+        if state.round != this_round:
+            commands_this_round, this_round = 0, state.round
+        commands_this_round += 1
+        command = policy.next_command(state, plan, fight)
+        if command is None or commands_this_round > MAX_COMMANDS_PER_ROUND:
+            capped = True  # nobody can do anything more (or the policy is stuck)
+            break
+        state = engine.play(state, command, rng)[1]
+    left = standing(state, policy, fight) & sides
+    winner = next(iter(left)) if len(left) == 1 and not capped else None
+    fates = {
+        c.id: _with_fled(policy.fate(c), c.id in fight.fled) for c in state.combatants
+    }
+    rounds = plan.round_cap if at_cap else max(1, state.round - first_round + 1)
+    return Outcome(winner, rounds, capped, fates)
+
+
+def _with_fled(fate: Fate, fled: bool) -> Fate:
+    if not fled:
+        return fate
+    return Fate(**{**fate.__dict__, "fled": True})
+
+
+def simulate(
+    engine,
+    state,
+    *,
+    fights: int,
+    seed: int,
+    plan: Plan = Plan(),
+    progress: Callable[[int, int], None] | None = None,
+    cancelled: Callable[[], bool] | None = None,
+) -> Summary:
+    """`fights` fights from `state`; fight i is played with the i-th seed drawn from
+    `random.Random(seed)`, so the same seed gives the same summary."""
+    seeds = random.Random(seed)
+    outcomes = []
+    for done in range(fights):
+        if done and done % PROGRESS_EVERY == 0:
+            if progress is not None:
+                progress(done, fights)
+            if cancelled is not None and cancelled():
+                break
+        outcomes.append(play_out(engine, state, random.Random(seeds.getrandbits(64)), plan))
+    if progress is not None:
+        progress(len(outcomes), fights)
+    return summarise(outcomes, seed)
+
+
+def summarise(outcomes: Iterable[Outcome], seed: int) -> Summary:
+    outcomes = list(outcomes)
+    wins = Counter(o.winner for o in outcomes if o.winner is not None)
+    fates: dict[str, Counter] = {}
+    for outcome in outcomes:
+        for cid, fate in outcome.fates.items():
+            counts = fates.setdefault(cid, Counter())
+            for name in FATES:
+                if getattr(fate, name):
+                    counts[name] += 1
+    return Summary(
+        fights=len(outcomes),
+        seed=seed,
+        wins=dict(wins),
+        draws=sum(1 for o in outcomes if o.winner is None and not o.capped),
+        capped=sum(1 for o in outcomes if o.capped),
+        rounds=dict(Counter(o.rounds for o in outcomes)),
+        fates={cid: dict(counts) for cid, counts in fates.items()},
+    )
+
+
+# The award for a fight (Aoristos p. 3, "Strid, oavsett resultat") ---------------------------
+
+# The table's rows, by UP: no threat if taken seriously (0), the average character would
+# win alone (1), would lose alone (2), the whole group is threatened (3). The text gives no
+# numbers: these are house rules, their defaults here (percent of the simulated fights).
+AWARD_DEFAULTS = {
+    "award_group_threat_percent": 10,  # the group fails to win at least this often: 3 UP
+    "award_no_threat_percent": 95,  # the average character alone wins this often: 0 UP
+    "award_alone_wins_percent": 50,  # ... at least this often: 1 UP, else 2 UP
+}
+
+
+@dataclass(frozen=True)
+class Award:
+    up: int
+    row: str  # "no_threat", "alone_wins", "alone_loses" or "group_threatened"
+    group_chance: float  # the group's chance to win, all together
+    alone_chance: float  # the average character's chance alone (the mean over the group)
+
+
+def percent(chance: float) -> float:
+    """A chance in percent, rounded past float's noise (1 - 0.9 is 0.0999...)."""
+    return round(chance * 100, 9)
+
+
+def award(group_chance: float, alone_chance: float, house: dict | None = None) -> Award:
+    """The p. 3 award from the simulated chances: first whether the whole group is
+    threatened, then how the average character would fare alone."""
+    rules = {**AWARD_DEFAULTS, **(house or {})}
+    if percent(1 - group_chance) >= rules["award_group_threat_percent"]:
+        up, row = 3, "group_threatened"
+    elif percent(alone_chance) >= rules["award_no_threat_percent"]:
+        up, row = 0, "no_threat"
+    elif percent(alone_chance) >= rules["award_alone_wins_percent"]:
+        up, row = 1, "alone_wins"
+    else:
+        up, row = 2, "alone_loses"
+    return Award(up, row, group_chance, alone_chance)
+
+
+def award_for(
+    engine, state, *, fights: int, seed: int, plan: Plan = Plan(), house: dict | None = None
+) -> Award | None:
+    """Simulate the opposition against the whole group (the characters' side) and against
+    each character alone, from the encounter as it was set up (`state`, before its start:
+    the award is for the fight, not for what is left of it); None when it has no
+    characters, or characters on two sides, or no opposition."""
+    if engine.policy.start_command(state) is None:
+        raise ValueError("the award is simulated from the encounter as set up, before its start")
+    characters = [c for c in state.combatants if not c.npc]
+    sides = {c.side for c in characters}
+    if len(sides) != 1 or not any(c.side not in sides for c in state.combatants):
+        return None
+    (side,) = sides
+    group = simulate(engine, state, fights=fights, seed=seed, plan=plan).chance(side)
+    alone = []
+    for character in characters:
+        others = [c.id for c in state.combatants if c.side == side and c.id != character.id]
+        alone_state = state
+        for cid in others:
+            alone_state = alone_state.without(cid)
+        summary = simulate(engine, alone_state, fights=fights, seed=seed, plan=plan)
+        alone.append(summary.chance(side))
+    return award(group, sum(alone) / len(alone), house)

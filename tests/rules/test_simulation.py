@@ -1,0 +1,203 @@
+"""Simulated fights (rules/simulation.py, the Aoristos policy in rules/aoristos/combat/
+policy.py; issue 29): the chances a simulation gives must behave as chances of the fight
+do. Every run is seeded, so these checks give the same answer every time; the bounds are
+four standard errors of the sampled proportion (what one seed's luck could move)."""
+
+import math
+import random
+
+import pytest
+
+from rules import simulation as S
+from rules.aoristos.combat import ENGINE
+from rules.aoristos.combat import commands as C
+
+CATALOGUE = ENGINE.catalogue()
+
+
+def add(state, side: str, name: str, *, x: float, y: float = 0.0, npc: bool = True, **block):
+    command = ENGINE.parse_command(
+        {"type": "add_combatant", "name": name, "side": side, "npc": npc, "x": x, "y": y,
+         **block},
+        weapons=CATALOGUE["weapon"],
+        armour=CATALOGUE["armour"],
+    )
+    return ENGINE.play(state, command, random.Random(0))[1]
+
+
+KNIFE_FIGHTER = {"physique": 3, "agility": 3, "alertness": 3, "composure": 3, "willpower": 3,
+                 "skills": {"melee_weapons": 3, "evasion": 2}, "weapons": ["knife"],
+                 "right": "knife"}  # fmt: skip
+GUNMAN = {"physique": 3, "agility": 3, "alertness": 3, "composure": 3, "willpower": 3,
+          "skills": {"firearms": 3, "melee_weapons": 2, "evasion": 2},
+          "weapons": ["pistol", "knife"], "right": "pistol"}  # fmt: skip
+BRUTE = {"physique": 5, "agility": 4, "alertness": 4, "composure": 4, "willpower": 4,
+         "skills": {"firearms": 5, "evasion": 4}, "weapons": ["carbine"], "right": "carbine",
+         "armour": ["mail_shirt", "helmet"]}  # fmt: skip
+
+
+def group_against(npcs: int, *, npc_block=KNIFE_FIGHTER, pcs: int = 3, gap: float = 3.0):
+    state = ENGINE.new_state({})
+    for i in range(pcs):
+        state = add(state, "a", f"RP {i + 1}", x=0.0, y=2.0 * i, npc=False, **KNIFE_FIGHTER)
+    for i in range(npcs):
+        state = add(state, "b", f"SLP {i + 1}", x=gap, y=2.0 * i, **npc_block)
+    return state
+
+
+def error(p: float, n: int) -> float:
+    return 4 * math.sqrt(max(p * (1 - p), 0.25 / n) / n)
+
+
+def test_a_fight_is_played_to_its_end_and_counted():
+    summary = S.simulate(ENGINE, group_against(4), fights=60, seed=1)
+    assert summary.fights == 60
+    assert sum(summary.wins.values()) + summary.draws + summary.capped == 60
+    assert set(summary.fates) == {"c1", "c2", "c3", "c4", "c5", "c6", "c7"}
+    # Somebody fell in every fight that was won: the losers cannot act.
+    assert summary.wins
+    assert sum(summary.rounds.values()) == 60
+    if summary.wins.get("a"):  # the losers cannot act: each was hurt in some fight
+        assert all(summary.fate_chance(cid, "wounded") > 0 for cid in ("c4", "c5", "c6", "c7"))
+
+
+def test_the_same_seed_gives_the_same_result_and_another_seed_another():
+    state = group_against(4)
+    first = S.simulate(ENGINE, state, fights=40, seed=29)
+    assert S.simulate(ENGINE, state, fights=40, seed=29) == first
+    assert S.simulate(ENGINE, state, fights=40, seed=30) != first
+
+
+def test_a_mirror_fight_is_even_once_the_initiative_tie_is_taken_into_account():
+    """Two identical fighters: the same SIN, so the one added first acts first (p. 6, ties
+    by seat, then as added). Checked both ways round: the side that acts first wins as
+    often whichever it is, and over both orders each side wins half the decided fights."""
+    fights = 400
+
+    def mirror(first: str):
+        state = ENGINE.new_state({})
+        for side in (first, "b" if first == "a" else "a"):
+            state = add(state, side, f"Tvilling {side}", x=0.0 if side == "a" else 1.5,
+                        **KNIFE_FIGHTER)
+        return S.simulate(ENGINE, state, fights=fights, seed=3)
+
+    a_first, b_first = mirror("a"), mirror("b")
+    first_wins = [a_first.wins.get("a", 0), b_first.wins.get("b", 0)]
+    decided = [sum(a_first.wins.values()), sum(b_first.wins.values())]
+    p = sum(first_wins) / sum(decided)
+    assert abs(first_wins[0] / decided[0] - first_wins[1] / decided[1]) <= 2 * error(p, fights)
+    a_wins = a_first.wins.get("a", 0) + b_first.wins.get("a", 0)
+    b_wins = a_first.wins.get("b", 0) + b_first.wins.get("b", 0)
+    assert abs(a_wins / (a_wins + b_wins) - 0.5) <= error(0.5, a_wins + b_wins)
+
+
+def test_one_more_foe_never_raises_the_groups_chance():
+    fights = 300
+    chances = [
+        S.simulate(ENGINE, group_against(npcs), fights=fights, seed=11).chance("a")
+        for npcs in range(1, 6)
+    ]
+    for fewer, more in zip(chances, chances[1:], strict=False):
+        assert more <= fewer + error(fewer, fights), chances
+    assert chances[0] > chances[-1]  # the count of foes matters at all
+
+
+def test_an_overwhelming_opposition_leaves_the_group_under_one_percent():
+    state = group_against(6, npc_block=BRUTE, gap=12.0)
+    summary = S.simulate(ENGINE, state, fights=300, seed=5)
+    assert summary.chance("a") < 0.01
+    assert all(summary.fate_chance(cid, "wounded") > 0.9 for cid in ("c1", "c2", "c3"))
+
+
+def test_a_combatant_marked_to_flee_leaves_when_wounded_and_the_fight_ends_without_it():
+    state = group_against(1)
+    plain = S.simulate(ENGINE, state, fights=200, seed=8)
+    fleeing = S.simulate(ENGINE, state, fights=200, seed=8, plan=S.Plan(flees=frozenset({"c4"})))
+    assert plain.fate_chance("c4", "fled") == 0
+    assert fleeing.fate_chance("c4", "fled") > 0.3
+    assert fleeing.fate_chance("c4", "unconscious") < plain.fate_chance("c4", "unconscious")
+    assert fleeing.chance("a") >= plain.chance("a")  # a foe who runs loses the fight
+
+
+def test_a_fight_that_cannot_end_stops_at_the_round_cap():
+    """Two unarmed fighters 200 m apart walk toward each other and do not meet within the
+    cap: nobody falls, the cap ends every fight, won by nobody."""
+    state = ENGINE.new_state({})
+    state = add(state, "a", "Väster", x=0.0, **{**GUNMAN, "weapons": [], "right": None})
+    state = add(state, "b", "Öster", x=200.0, **{**GUNMAN, "weapons": [], "right": None})
+    summary = S.simulate(ENGINE, state, fights=5, seed=1, plan=S.Plan(round_cap=3))
+    assert summary.capped == 5
+    assert summary.wins == {}
+    assert summary.rounds == {3: 5}
+
+
+def test_a_started_fight_is_simulated_from_where_it_stands():
+    state = group_against(4)
+    state = ENGINE.play(state, C.StartCombat(), random.Random(2))[1]
+    assert state.round == 1
+    summary = S.simulate(ENGINE, state, fights=30, seed=2)
+    assert summary.fights == 30
+    assert sum(summary.rounds.values()) == 30
+
+
+def test_progress_is_told_and_a_cancelled_run_keeps_what_it_played():
+    told = []
+    summary = S.simulate(
+        ENGINE, group_against(2), fights=200, seed=4,
+        progress=lambda done, total: told.append((done, total)),
+        cancelled=lambda: len(told) >= 2,
+    )
+    assert told[0] == (S.PROGRESS_EVERY, 200)
+    assert summary.fights == 2 * S.PROGRESS_EVERY
+    assert told[-1] == (summary.fights, 200)
+
+
+@pytest.mark.parametrize(("q", "rounds"), [(0.0, 1), (0.5, 1), (1.0, 3)])
+def test_rounds_percentiles(q, rounds):
+    summary = S.Summary(fights=4, seed=0, wins={}, draws=0, capped=0,
+                        rounds={1: 2, 2: 1, 3: 1}, fates={})
+    assert summary.rounds_percentile(q) == rounds
+
+
+# The award (p. 3, "Strid, oavsett resultat"): the table's rows from simulated chances.
+
+
+@pytest.mark.parametrize(
+    ("group", "alone", "up", "row"),
+    [
+        (1.00, 1.00, 0, "no_threat"),  # the average character alone always wins
+        (1.00, 0.95, 0, "no_threat"),
+        (1.00, 0.94, 1, "alone_wins"),
+        (0.95, 0.50, 1, "alone_wins"),  # "Den genomsnittliga RP:n skulle vinna ensam"
+        (0.95, 0.49, 2, "alone_loses"),  # "... skulle förlora ensam"
+        (0.91, 0.00, 2, "alone_loses"),
+        (0.90, 0.99, 3, "group_threatened"),  # "Hela gruppen är hotad": loses 1 fight in 10
+        (0.20, 0.00, 3, "group_threatened"),
+    ],
+)
+def test_the_award_follows_the_table_on_page_3(group, alone, up, row):
+    found = S.award(group, alone)
+    assert (found.up, found.row) == (up, row)
+
+
+def test_the_awards_thresholds_are_house_rules():
+    assert S.award(0.85, 0.6).up == 3
+    assert S.award(0.85, 0.6, {"award_group_threat_percent": 20}).up == 1
+    assert S.award(1.0, 0.6, {"award_alone_wins_percent": 70}).up == 2
+    assert S.award(1.0, 0.9, {"award_no_threat_percent": 90}).up == 0
+
+
+def test_the_award_is_simulated_against_the_group_and_each_character_alone():
+    weak = S.award_for(ENGINE, group_against(1), fights=150, seed=6)
+    assert weak.group_chance > weak.alone_chance
+    overwhelming = S.award_for(ENGINE, group_against(6, npc_block=BRUTE, gap=12.0), fights=60,
+                               seed=6)
+    assert (overwhelming.up, overwhelming.row) == (3, "group_threatened")
+    assert overwhelming.group_chance < 0.05
+    npcs_only = ENGINE.new_state({})
+    npcs_only = add(npcs_only, "a", "SLP", x=0.0, **KNIFE_FIGHTER)
+    npcs_only = add(npcs_only, "b", "SLP 2", x=1.0, **KNIFE_FIGHTER)
+    assert S.award_for(ENGINE, npcs_only, fights=10, seed=1) is None
+    started = ENGINE.play(group_against(1), C.StartCombat(), random.Random(1))[1]
+    with pytest.raises(ValueError, match="before its start"):
+        S.award_for(ENGINE, started, fights=10, seed=1)
