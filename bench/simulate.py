@@ -2,10 +2,11 @@
 
 Issue 29: "1,000 fights of 3 characters against 4 NPCs in at most 1 s of one core for
 Aoristos (measure Phobia and T10 too)". Each system's fight: three characters with
-pistols and knives against four NPCs with knives, 15 m apart (`rules.simulation.simulate`,
-the system's default policy), played from set-up to its end. Measured: CPU seconds of this
-process (`time.process_time`) for the whole run of fights, the median of `--reps` runs,
-so the machine's other work does not count.
+pistols and knives against four NPCs with knives, 15 m apart (T10's weapons as a
+campaign's catalogue would hold them: the system has no starter catalogue), played from
+set-up to its end by the system's default policy (`rules.simulation.simulate`).
+Measured: CPU seconds of this process (`time.process_time`) for the whole run of fights,
+the median of 3 runs, so the machine's other work does not count.
 
 Baseline, in the same run: folding the same fights' events again (`evolve` only, no
 decisions, no dice: what rebuilding an encounter from its log does), per fight. The ratio
@@ -35,7 +36,16 @@ AORISTOS_PC = {"physique": 3, "agility": 3, "alertness": 3, "composure": 3, "wil
 AORISTOS_NPC = {"physique": 3, "agility": 2, "alertness": 2, "composure": 2, "willpower": 2,
                 "skills": {"melee_weapons": 3, "evasion": 1}, "weapons": ["knife"],
                 "right": "knife"}  # fmt: skip
-BLOCKS = {"aoristos": (AORISTOS_PC, AORISTOS_NPC)}
+T10_PISTOL = {"key": "pistol", "name": "Pistol", "skill": "pistol", "close": 5, "normal": 25,
+              "maximum": 50, "modes": [["E", 0]], "damage": 3, "attack_ap": 3, "reload_ap": 5,
+              "stance_ap": 2, "magazine": 8}  # fmt: skip
+T10_KNIFE = {"key": "knife", "name": "Kniv", "skill": "melee", "close": 1, "normal": 2,
+             "maximum": 2, "modes": [["E", 0]], "damage": 2, "attack_ap": 2, "reload_ap": 0,
+             "stance_ap": 1}  # fmt: skip
+T10_PC = {"initiative": 1, "skills": {"pistol": 2, "melee": 1, "medicine": 1},
+          "weapons": [T10_PISTOL, T10_KNIFE], "right": "pistol"}  # fmt: skip
+T10_NPC = {"initiative": 1, "skills": {"melee": 2}, "weapons": [T10_KNIFE]}
+BLOCKS = {"aoristos": (AORISTOS_PC, AORISTOS_NPC), "t10": (T10_PC, T10_NPC)}
 
 
 def fight_state(system: str):
@@ -124,14 +134,17 @@ def main(argv: list[str] | None = None) -> int:
             continue
         r = measure(system, fights, reps)
         scaled = r["per_fight"] * 1000
-        ok = "yes" if scaled <= GOAL_SECONDS else "**NO**"
+        if system == "aoristos":
+            goal = f"1,000 fights ≤ {GOAL_SECONDS:.0f} s of one core"
+            ok = "yes" if scaled <= GOAL_SECONDS else "**NO**"
+        else:
+            goal, ok = "none (the issue's 1 s is Aoristos's; measured)", "–"
         print(
             f"| {name} | {r['seconds']:.2f} s CPU ({1 / r['per_fight']:,.0f} fights/s; "
             f"1,000 fights {scaled:.2f} s); wins {r['wins']}, capped {r['capped']}, median "
             f"{r['rounds']} rounds | {r['per_fight'] * 1000:.2f} | {r['events_per_fight']:.0f} "
             f"| folding the same events: {r['fold_per_fight'] * 1000:.2f} ms per fight "
-            f"| ×{r['per_fight'] / r['fold_per_fight']:.1f} | 1,000 fights ≤ "
-            f"{GOAL_SECONDS:.0f} s of one core | {ok} |"
+            f"| ×{r['per_fight'] / r['fold_per_fight']:.1f} | {goal} | {ok} |"
         )
     return 0
 

@@ -201,3 +201,59 @@ def test_the_award_is_simulated_against_the_group_and_each_character_alone():
     started = ENGINE.play(group_against(1), C.StartCombat(), random.Random(1))[1]
     with pytest.raises(ValueError, match="before its start"):
         S.award_for(ENGINE, started, fights=10, seed=1)
+
+
+# T10 (rules/t10/combat/policy.py): the same checks on its own fights.
+
+T10_PISTOL = {"key": "pistol", "name": "Pistol", "skill": "pistol", "close": 5, "normal": 25,
+              "maximum": 50, "modes": [["E", 0]], "damage": 3, "attack_ap": 3, "reload_ap": 5,
+              "stance_ap": 2, "magazine": 8}  # fmt: skip
+T10_KNIFE = {"key": "knife", "name": "Kniv", "skill": "melee", "close": 1, "normal": 2,
+             "maximum": 2, "modes": [["E", 0]], "damage": 2, "attack_ap": 2, "reload_ap": 0,
+             "stance_ap": 1}  # fmt: skip
+T10_FIGHTER = {"initiative": 1, "skills": {"melee": 2, "medicine": 1}, "weapons": [T10_KNIFE]}
+T10_SOLDIER = {"initiative": 3, "skills": {"pistol": 3}, "weapons": [T10_PISTOL],
+               "armour": [{"key": "vest", "name": "Väst", "protection": 3}]}  # fmt: skip
+
+
+def t10_group_against(npcs: int, *, npc_block=T10_FIGHTER, gap: float = 3.0):
+    from rules.t10.combat import ENGINE as T10
+
+    state = T10.new_state({})
+    for side, block, count, x in (("a", T10_FIGHTER, 3, 0.0), ("b", npc_block, npcs, gap)):
+        for i in range(count):
+            command = T10.parse_command({"type": "add_combatant", "name": f"{side}{i}",
+                                         "side": side, "npc": side == "b", "x": x,
+                                         "y": 2.0 * i, **block})  # fmt: skip
+            state = T10.play(state, command, random.Random(0))[1]
+    return T10, state
+
+
+def test_t10_fights_are_seeded_and_more_foes_never_help():
+    fights = 200
+    engine, state = t10_group_against(3)
+    first = S.simulate(engine, state, fights=40, seed=2)
+    assert S.simulate(engine, state, fights=40, seed=2) == first
+    chances = [
+        S.simulate(engine, t10_group_against(npcs)[1], fights=fights, seed=9).chance("a")
+        for npcs in (1, 3, 5)
+    ]
+    for fewer, more in zip(chances, chances[1:], strict=False):
+        assert more <= fewer + error(fewer, fights), chances
+    assert chances[0] > chances[-1]
+
+
+def test_t10_an_overwhelming_opposition_and_a_foe_who_flees():
+    engine, state = t10_group_against(6, npc_block=T10_SOLDIER, gap=20.0)
+    overwhelming = S.simulate(engine, state, fights=150, seed=5)
+    assert overwhelming.chance("a") < 0.01
+    fallen = overwhelming.fate_chance("c1", "dead") + overwhelming.fate_chance("c1", "unconscious")
+    assert fallen > 0.9
+    # One knife fighter against three: it flees when it lives to its turn with a wound.
+    engine, state = t10_group_against(1)
+    plain = S.simulate(engine, state, fights=150, seed=8)
+    fleeing = S.simulate(engine, state, fights=150, seed=8, plan=S.Plan(flees=frozenset({"c4"})))
+    assert plain.fate_chance("c4", "fled") == 0
+    assert fleeing.fate_chance("c4", "fled") > 0
+    assert fleeing.fate_chance("c4", "dead") < plain.fate_chance("c4", "dead")
+    assert fleeing.fate_chance("c4", "limb_broken") == 0  # T10 has no limbs

@@ -16,7 +16,7 @@ from typing import Any
 from rules.combat_kit import SystemCombat, character_command, house_values
 from rules.errors import gettext_noop as _
 from rules.t10 import character
-from rules.t10.combat import commands, damage, engine, events, state, view
+from rules.t10.combat import commands, damage, engine, events, policy, state, view
 from rules.t10.combat.state import Encounter, HouseRules
 
 __all__ = ["ENGINE", "HOUSE_RULES", "T10Combat", "commands", "engine", "events", "state", "view"]
@@ -196,4 +196,4 @@ class T10Combat(SystemCombat):
         )
 
 
-ENGINE = T10Combat(commands, engine, view, HOUSE_RULES)
+ENGINE = T10Combat(commands, engine, view, HOUSE_RULES, policy)
