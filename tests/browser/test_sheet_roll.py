@@ -185,3 +185,33 @@ def test_a_player_rolls_from_the_sheet_on_a_phone(browser, site_server, albert, 
 
     other_context.close()
     context.close()
+
+
+def test_the_last_tap_wins_while_an_earlier_chance_is_still_on_its_way(
+    browser, site_server, albert
+):
+    """A slow network: the chance of the first tap is held back while the player taps
+    again. htmx waits with the second request until the first answers; the screen must end
+    on the second tap's chance, not the first's (the section the answers fill stays in the
+    page; with an outerHTML swap the second answer went into the detached element)."""
+    context, page = log_in(browser, site_server, "spelaren", f"/characters/{albert.pk}/")
+    held = []
+
+    def hold_the_first(route):
+        if not held:
+            held.append(route)  # answered below, after the second tap
+        else:
+            route.continue_()
+
+    page.route(re.compile(rf"/characters/{albert.pk}/\?"), hold_the_first)
+    toggle(page, "alertness").click()  # TB 5: its answer is held
+    page.wait_for_timeout(300)
+    assert len(held) == 1, "the first tap's request did not go out"
+    toggle(page, "alertness").click()  # out again: its request waits in htmx's queue
+    toggle(page, "firearms").click()  # TB 2 (firearms 2): the last tap
+    page.wait_for_timeout(300)
+    held[0].continue_()
+    expect(page.get_by_test_id("odds-tb")).to_have_text("2")
+    expect(page.locator("#odds")).to_have_count(1)
+    expect(toggle(page, "firearms").locator("input")).to_be_checked()
+    context.close()
