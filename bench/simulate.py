@@ -2,8 +2,8 @@
 
 Issue 29: "1,000 fights of 3 characters against 4 NPCs in at most 1 s of one core for
 Aoristos (measure Phobia and T10 too)". Each system's fight: three characters with
-pistols and knives against four NPCs with knives, 15 m apart (T10's weapons as a
-campaign's catalogue would hold them: the system has no starter catalogue), played from
+pistols and knives against four NPCs with knives, 15 m apart (Phobia's and T10's weapons
+as a campaign's catalogue would hold them: neither has a starter catalogue), played from
 set-up to its end by the system's default policy (`rules.simulation.simulate`).
 Measured: CPU seconds of this process (`time.process_time`) for the whole run of fights,
 the median of 3 runs, so the machine's other work does not count.
@@ -45,7 +45,18 @@ T10_KNIFE = {"key": "knife", "name": "Kniv", "skill": "melee", "close": 1, "norm
 T10_PC = {"initiative": 1, "skills": {"pistol": 2, "melee": 1, "medicine": 1},
           "weapons": [T10_PISTOL, T10_KNIFE], "right": "pistol"}  # fmt: skip
 T10_NPC = {"initiative": 1, "skills": {"melee": 2}, "weapons": [T10_KNIFE]}
-BLOCKS = {"aoristos": (AORISTOS_PC, AORISTOS_NPC), "t10": (T10_PC, T10_NPC)}
+PHOBIA_PISTOL = {"key": "pistol", "name": "Pistol", "damage": 3, "damage_type": "P",
+                 "skill": "pistol", "ranged": True}  # fmt: skip
+PHOBIA_KNIFE = {"key": "knife", "name": "Kniv", "damage": 1, "damage_type": "H", "skill": "knife"}
+PHOBIA_PC = {"turn_order": 12, "skills": {"pistol": 12, "knife": 10, "combat_experience": 2},
+             "weapons": [PHOBIA_PISTOL, PHOBIA_KNIFE]}  # fmt: skip
+PHOBIA_NPC = {"turn_order": 10, "skills": {"knife": 12, "combat_experience": 1},
+              "weapons": [PHOBIA_KNIFE]}  # fmt: skip
+BLOCKS = {
+    "aoristos": (AORISTOS_PC, AORISTOS_NPC),
+    "phobia": (PHOBIA_PC, PHOBIA_NPC),
+    "t10": (T10_PC, T10_NPC),
+}
 
 
 def fight_state(system: str):

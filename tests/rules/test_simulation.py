@@ -257,3 +257,48 @@ def test_t10_an_overwhelming_opposition_and_a_foe_who_flees():
     assert fleeing.fate_chance("c4", "fled") > 0
     assert fleeing.fate_chance("c4", "dead") < plain.fate_chance("c4", "dead")
     assert fleeing.fate_chance("c4", "limb_broken") == 0  # T10 has no limbs
+
+
+# Phobia (rules/phobia/combat/policy.py): the same checks on its own fights.
+
+PHOBIA_KNIFE = {"key": "knife", "name": "Kniv", "damage": 1, "damage_type": "H", "skill": "knife"}
+PHOBIA_PISTOL = {"key": "pistol", "name": "Pistol", "damage": 3, "damage_type": "P",
+                 "skill": "pistol", "ranged": True}  # fmt: skip
+PHOBIA_FIGHTER = {"turn_order": 10, "skills": {"knife": 10, "combat_experience": 1},
+                  "weapons": [PHOBIA_KNIFE]}  # fmt: skip
+PHOBIA_GUNMAN = {"turn_order": 15, "skills": {"pistol": 16, "combat_experience": 4},
+                 "weapons": [PHOBIA_PISTOL], "protection": {"chest": 3}}  # fmt: skip
+
+
+def phobia_group_against(npcs: int, *, npc_block=PHOBIA_FIGHTER, gap: float = 1.5):
+    from rules.phobia.combat import ENGINE as PHOBIA
+
+    state = PHOBIA.new_state({})
+    for side, block, count, x in (("a", PHOBIA_FIGHTER, 3, 0.0), ("b", npc_block, npcs, gap)):
+        for i in range(count):
+            command = PHOBIA.parse_command({"type": "add_combatant", "name": f"{side}{i}",
+                                            "side": side, "npc": side == "b", "x": x,
+                                            "y": 2.0 * i, **block})  # fmt: skip
+            state = PHOBIA.play(state, command, random.Random(0))[1]
+    return PHOBIA, state
+
+
+def test_phobia_fights_are_seeded_and_more_foes_never_help():
+    fights = 150
+    engine, state = phobia_group_against(3)
+    first = S.simulate(engine, state, fights=30, seed=2)
+    assert S.simulate(engine, state, fights=30, seed=2) == first
+    chances = [
+        S.simulate(engine, phobia_group_against(npcs)[1], fights=fights, seed=9).chance("a")
+        for npcs in (1, 3, 5)
+    ]
+    for fewer, more in zip(chances, chances[1:], strict=False):
+        assert more <= fewer + error(fewer, fights), chances
+    assert chances[0] > chances[-1]
+
+
+def test_phobia_an_overwhelming_opposition():
+    engine, state = phobia_group_against(6, npc_block=PHOBIA_GUNMAN, gap=15.0)
+    summary = S.simulate(engine, state, fights=100, seed=5)
+    assert summary.chance("a") < 0.01
+    assert summary.fate_chance("c1", "wounded") > 0.9

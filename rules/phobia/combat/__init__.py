@@ -16,7 +16,7 @@ from typing import Any
 
 from rules.combat_kit import SystemCombat, character_command, house_values
 from rules.errors import gettext_noop as _
-from rules.phobia.combat import commands, damage, engine, events, state, view
+from rules.phobia.combat import commands, damage, engine, events, policy, state, view
 from rules.phobia.combat.state import ATTRIBUTE_KEYS, Encounter, HouseRules
 from rules.phobia.injuries import DEFAULT_COLUMNS, DEFAULT_PER_ROW
 
@@ -216,4 +216,4 @@ class PhobiaCombat(SystemCombat):
         return block
 
 
-ENGINE = PhobiaCombat(commands, engine, view, HOUSE_RULES)
+ENGINE = PhobiaCombat(commands, engine, view, HOUSE_RULES, policy)

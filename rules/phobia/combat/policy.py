@@ -1,0 +1,113 @@
+"""The default policy of a simulated Phobia fight (`rules.simulation`, issue 29): what every
+combatant does when it must decide, written down so a GM can judge the result.
+
+1. **A new round** (lines 613-640): when nobody's turn is left, the GM starts the next.
+2. **An attack's target answers** (lines 700-760): against a melee attack it defends;
+   against a ranged one it shoots back when it holds a ranged weapon (at the chest), else
+   seeks cover; when the rules allow none of these (checked without dice,
+   `view.refusal`) it lets the attack come.
+3. **Flees when wounded** (the GM marks it): on its first turn with Trauma it leaves the
+   fight (counted "fled"; Phobia's own Fly answer only keeps one out of one round).
+4. **Its turn**: it declares one action, or two when it fights in melee and stands more
+   than 2 m from its target (a move, then the attack; each action beyond the first adds
+   +Ob1T6, lines 641-660). Its target is the nearest foe who can still act (the lower id
+   on a tie). It moves toward the target to 1 m from it, as far as its Förflyttning
+   allows, and attacks with the ranged weapon in hand, else its best melee weapon by
+   skill, at the chest when the attacker names the area (the house rule's default).
+   Phobia's attacks do not read distance, so a shooter never moves.
+5. Otherwise it **ends its turn**.
+"""
+
+import math
+
+from rules.phobia.combat import commands as C
+from rules.phobia.combat.state import Combatant, Encounter
+from rules.phobia.combat.view import refusal
+from rules.simulation import Fate
+
+AREA = "chest"  # the area a policy attack names (the attacker chooses, lines 668-680)
+CLOSE_TO = 1.0
+MELEE = 2.0  # metres within which a melee attack needs no move first (lines 261-271)
+
+
+def start_command(state: Encounter):
+    return C.StartRound() if state.round == 0 else None
+
+
+def can_act(c: Combatant) -> bool:
+    return c.acts
+
+
+def fate(c: Combatant) -> Fate:
+    """Phobia's serious injuries and losses count as wounds; which of them break or take a
+    limb is not read here (the simulation says wounded, unconscious, dead, fled)."""
+    return Fate(
+        wounded=c.trauma > 0 or bool(c.injuries),
+        unconscious=c.alive and not c.conscious,
+        dead=not c.alive,
+    )
+
+
+def next_command(state: Encounter, plan, fight):
+    if state.pending is not None:
+        return _answer(state, state.pending)
+    if state.active is None:
+        return C.StartRound()
+    c = state.get(state.active)
+    if c.id in fight.fled:
+        return C.EndTurn(c.id)
+    if c.id in plan.flees and fate(c).wounded:
+        fight.fled.add(c.id)
+        return C.EndTurn(c.id)
+    foes = [o for o in state.combatants if o.side != c.side and o.acts and o.id not in fight.fled]
+    if not foes:
+        return C.EndTurn(c.id)
+    target = min(foes, key=lambda o: (gap(c, o), o.id))
+    weapon = _weapon(c)
+    far = weapon is not None and not weapon.ranged and gap(c, target) > MELEE
+    if c.declared is None:
+        return _first_allowed(state, (C.Declare(c.id, 2 if far else 1),)) or C.EndTurn(c.id)
+    if c.actives >= c.declared or weapon is None:
+        return C.EndTurn(c.id)
+    tries = []
+    if far and c.actives == 0 and c.declared >= 2:
+        distance = gap(c, target)
+        go = min(distance - CLOSE_TO, c.movement)
+        tries.append(C.Move(c.id, x=round(c.x + (target.x - c.x) / distance * go, 2),
+                            y=round(c.y + (target.y - c.y) / distance * go, 2)))  # fmt: skip
+    area = AREA if state.house.hit_location == "attacker" else None
+    tries.append(C.Attack(c.id, target.id, weapon.key, area=area))
+    return _first_allowed(state, tries) or C.EndTurn(c.id)
+
+
+def _answer(state: Encounter, pending):
+    target = state.get(pending.target)
+    weapon = state.get(pending.attacker).weapon(pending.weapon)
+    if weapon is not None and weapon.ranged:
+        held = [k for k in target.in_hand if (w := target.weapon(k)) and w.ranged]
+        tries = [C.Respond(target.id, "shoot_back", weapon=k, area=AREA) for k in held]
+        tries.append(C.Respond(target.id, "cover"))
+    else:
+        tries = [C.Respond(target.id, "defend")]
+    return _first_allowed(state, tries) or C.Pass(target.id)
+
+
+def _weapon(c: Combatant):
+    """The ranged weapon in hand, else the melee weapon it is best with."""
+    for key in c.in_hand:
+        weapon = c.weapon(key)
+        if weapon is not None and weapon.ranged:
+            return weapon
+    melee = [w for w in c.weapons if not w.ranged]
+    return max(melee, key=lambda w: (c.value(w.skill), w.key), default=None)
+
+
+def _first_allowed(state: Encounter, commands):
+    for command in commands:
+        if refusal(state, command) is None:
+            return command
+    return None
+
+
+def gap(c: Combatant, other: Combatant) -> float:
+    return math.hypot(c.x - other.x, c.y - other.y)
