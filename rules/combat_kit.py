@@ -320,13 +320,7 @@ def decide(
 ) -> tuple:
     """A command's events: its handler's (`handlers[type(command)](state, command, rng)`),
     then what follows by itself once they are in (`settle(state, rng)`)."""
-    handler = handlers.get(type(command))
-    if handler is None:
-        refuse(_("unknown command {command}"), "unknown_command", command=type(command).__name__)
-    events = list(handler(state, command, rng))
-    after = state
-    for event in events:
-        after = evolve(after, event)
+    events, after = _handled(state, command, rng, handlers, evolve)
     return tuple(events + settle(after, rng))
 
 
@@ -334,7 +328,15 @@ def play(
     state, command, rng, handlers: Mapping[type, Callable], evolve: Callable, settled: Callable
 ) -> tuple[tuple, Any]:
     """`decide` and the state after its events, folded once (a simulation plays thousands
-    of commands: `decide` folds them to settle, and folding them again cost as much)."""
+    of commands: `decide` folds them to settle, and folding them again cost as much);
+    `settled(state, rng)` gives what follows by itself and the state after it."""
+    events, after = _handled(state, command, rng, handlers, evolve)
+    more, after = settled(after, rng)
+    return tuple(events + more), after
+
+
+def _handled(state, command, rng, handlers: Mapping[type, Callable], evolve: Callable):
+    """The handler's events and the state after them."""
     handler = handlers.get(type(command))
     if handler is None:
         refuse(_("unknown command {command}"), "unknown_command", command=type(command).__name__)
@@ -342,8 +344,7 @@ def play(
     after = state
     for event in events:
         after = evolve(after, event)
-    more, after = settled(after, rng)
-    return tuple(events + more), after
+    return events, after
 
 
 def settle(state, rng, next_settlement: Callable, evolve: Callable, limit: int) -> list:

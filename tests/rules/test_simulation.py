@@ -216,26 +216,34 @@ T10_SOLDIER = {"initiative": 3, "skills": {"pistol": 3}, "weapons": [T10_PISTOL]
                "armour": [{"key": "vest", "name": "Väst", "protection": 3}]}  # fmt: skip
 
 
-def t10_group_against(npcs: int, *, npc_block=T10_FIGHTER, gap: float = 3.0):
-    from rules.t10.combat import ENGINE as T10
+def group_of(system: str, npcs: int, *, fighter: dict, npc_block: dict, gap: float):
+    """Three `fighter`s of side a against `npcs` of `npc_block`, `gap` metres apart."""
+    from rules.engine import engine_for
 
-    state = T10.new_state({})
-    for side, block, count, x in (("a", T10_FIGHTER, 3, 0.0), ("b", npc_block, npcs, gap)):
+    engine = engine_for(system, "combat")
+    state = engine.new_state({})
+    for side, block, count, x in (("a", fighter, 3, 0.0), ("b", npc_block, npcs, gap)):
         for i in range(count):
-            command = T10.parse_command({"type": "add_combatant", "name": f"{side}{i}",
-                                         "side": side, "npc": side == "b", "x": x,
-                                         "y": 2.0 * i, **block})  # fmt: skip
-            state = T10.play(state, command, random.Random(0))[1]
-    return T10, state
+            command = engine.parse_command({"type": "add_combatant", "name": f"{side}{i}",
+                                            "side": side, "npc": side == "b", "x": x,
+                                            "y": 2.0 * i, **block})  # fmt: skip
+            state = engine.play(state, command, random.Random(0))[1]
+    return engine, state
 
 
-def test_t10_fights_are_seeded_and_more_foes_never_help():
-    fights = 200
-    engine, state = t10_group_against(3)
-    first = S.simulate(engine, state, fights=40, seed=2)
-    assert S.simulate(engine, state, fights=40, seed=2) == first
+def t10_group_against(npcs: int, *, npc_block=T10_FIGHTER, gap: float = 3.0):
+    return group_of("t10", npcs, fighter=T10_FIGHTER, npc_block=npc_block, gap=gap)
+
+
+@pytest.mark.parametrize("system", ["t10", "phobia"])
+def test_fights_are_seeded_and_more_foes_never_help(system):
+    fights = 150
+    group_against_in = {"t10": t10_group_against, "phobia": phobia_group_against}[system]
+    engine, state = group_against_in(3)
+    first = S.simulate(engine, state, fights=30, seed=2)
+    assert S.simulate(engine, state, fights=30, seed=2) == first
     chances = [
-        S.simulate(engine, t10_group_against(npcs)[1], fights=fights, seed=9).chance("a")
+        S.simulate(engine, group_against_in(npcs)[1], fights=fights, seed=9).chance("a")
         for npcs in (1, 3, 5)
     ]
     for fewer, more in zip(chances, chances[1:], strict=False):
@@ -271,30 +279,7 @@ PHOBIA_GUNMAN = {"turn_order": 15, "skills": {"pistol": 16, "combat_experience":
 
 
 def phobia_group_against(npcs: int, *, npc_block=PHOBIA_FIGHTER, gap: float = 1.5):
-    from rules.phobia.combat import ENGINE as PHOBIA
-
-    state = PHOBIA.new_state({})
-    for side, block, count, x in (("a", PHOBIA_FIGHTER, 3, 0.0), ("b", npc_block, npcs, gap)):
-        for i in range(count):
-            command = PHOBIA.parse_command({"type": "add_combatant", "name": f"{side}{i}",
-                                            "side": side, "npc": side == "b", "x": x,
-                                            "y": 2.0 * i, **block})  # fmt: skip
-            state = PHOBIA.play(state, command, random.Random(0))[1]
-    return PHOBIA, state
-
-
-def test_phobia_fights_are_seeded_and_more_foes_never_help():
-    fights = 150
-    engine, state = phobia_group_against(3)
-    first = S.simulate(engine, state, fights=30, seed=2)
-    assert S.simulate(engine, state, fights=30, seed=2) == first
-    chances = [
-        S.simulate(engine, phobia_group_against(npcs)[1], fights=fights, seed=9).chance("a")
-        for npcs in (1, 3, 5)
-    ]
-    for fewer, more in zip(chances, chances[1:], strict=False):
-        assert more <= fewer + error(fewer, fights), chances
-    assert chances[0] > chances[-1]
+    return group_of("phobia", npcs, fighter=PHOBIA_FIGHTER, npc_block=npc_block, gap=gap)
 
 
 def test_phobia_an_overwhelming_opposition():
