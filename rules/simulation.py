@@ -5,7 +5,9 @@ and plays it out again and again with a seeded `random.Random`, every combatant 
 by its system's default policy (the engine's `policy`: `next_command(state, plan)` for
 whoever must decide now, and `fate(combatant)`, what the fight did to it). Each fight ends
 when one side has nobody left who can act (unconscious, dead or fled), or at the round cap,
-which the result counts apart (`capped`): a capped fight is won by nobody.
+which the result counts apart (`capped`): a capped fight is won by nobody. A fight in
+which the policy chose nothing, or what the rules refused, ends there too and is counted
+`stuck`: a policy's mistake, which the tests rule out, never ends the whole run.
 
 The GM may mark combatants that flee when wounded (`Plan.flees`): at their first
 activation after a wound they leave the fight, counted `fled`, and their side stands only
@@ -20,6 +22,8 @@ import random
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+
+from rules.errors import RulesError
 
 ROUND_CAP = 20
 PROGRESS_EVERY = 25
@@ -60,6 +64,7 @@ class Outcome:
     rounds: int
     capped: bool
     fates: dict[str, Fate]
+    stuck: bool = False  # the policy chose what the rules refused, or chose nothing
 
 
 @dataclass(frozen=True)
@@ -70,9 +75,10 @@ class Summary:
     seed: int
     wins: dict[str, int]
     draws: int  # both sides fell in the same exchange
-    capped: int
+    capped: int  # ended by the round cap, or stuck (counted in `stuck` too)
     rounds: dict[int, int]  # how many fights lasted so many rounds
     fates: dict[str, dict[str, int]]  # combatant id -> fate name -> fights
+    stuck: int = 0  # fights where the policy had nothing the rules would take (a bug)
 
     def chance(self, side: str) -> float:
         return self.wins.get(side, 0) / self.fights if self.fights else 0.0
@@ -107,7 +113,7 @@ def play_out(engine, state, rng: random.Random, plan: Plan = Plan()) -> Outcome:
     start = policy.start_command(state)
     if start is not None:  # set up, not started: the fight begins as the GM would start it
         state = engine.play(state, start, rng)[1]
-    capped = at_cap = False
+    capped = at_cap = stuck = False
     commands_this_round, this_round = 0, state.round
     while len(standing(state, policy, fight) & sides) >= 2:
         if state.round - first_round >= plan.round_cap:  # the cap's last round is over
@@ -118,16 +124,20 @@ def play_out(engine, state, rng: random.Random, plan: Plan = Plan()) -> Outcome:
         commands_this_round += 1
         command = policy.next_command(state, plan, fight)
         if command is None or commands_this_round > MAX_COMMANDS_PER_ROUND:
-            capped = True  # nobody can do anything more (or the policy is stuck)
+            capped = stuck = True  # nobody can do anything more: the policy is stuck
             break
-        state = engine.play(state, command, rng)[1]
+        try:
+            state = engine.play(state, command, rng)[1]
+        except RulesError:  # a policy's mistake ends this fight, not the whole run
+            capped = stuck = True
+            break
     left = standing(state, policy, fight) & sides
     winner = next(iter(left)) if len(left) == 1 and not capped else None
     fates = {
         c.id: _with_fled(policy.fate(c), c.id in fight.fled) for c in state.combatants
     }
     rounds = plan.round_cap if at_cap else max(1, state.round - first_round + 1)
-    return Outcome(winner, rounds, capped, fates)
+    return Outcome(winner, rounds, capped, fates, stuck)
 
 
 def _with_fled(fate: Fate, fled: bool) -> Fate:
@@ -180,6 +190,7 @@ def summarise(outcomes: Iterable[Outcome], seed: int) -> Summary:
         capped=sum(1 for o in outcomes if o.capped),
         rounds=dict(Counter(o.rounds for o in outcomes)),
         fates={cid: dict(counts) for cid, counts in fates.items()},
+        stuck=sum(1 for o in outcomes if o.stuck),
     )
 
 

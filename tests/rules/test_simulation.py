@@ -52,6 +52,7 @@ def error(p: float, n: int) -> float:
 def test_a_fight_is_played_to_its_end_and_counted():
     summary = S.simulate(ENGINE, group_against(4), fights=60, seed=1)
     assert summary.fights == 60
+    assert summary.stuck == 0
     assert sum(summary.wins.values()) + summary.draws + summary.capped == 60
     assert set(summary.fates) == {"c1", "c2", "c3", "c4", "c5", "c6", "c7"}
     # Somebody fell in every fight that was won: the losers cannot act.
@@ -59,6 +60,25 @@ def test_a_fight_is_played_to_its_end_and_counted():
     assert sum(summary.rounds.values()) == 60
     if summary.wins.get("a"):  # the losers cannot act: each was hurt in some fight
         assert all(summary.fate_chance(cid, "wounded") > 0 for cid in ("c4", "c5", "c6", "c7"))
+
+
+def test_a_policy_mistake_ends_that_fight_not_the_run():
+    """A command the rules refuse (here: for a combatant who is not there) ends its fight,
+    counted stuck (won by nobody), and the run goes on."""
+    from types import SimpleNamespace
+
+    from rules.aoristos.combat import policy
+
+    wrong = SimpleNamespace(
+        start_command=policy.start_command, can_act=policy.can_act, fate=policy.fate,
+        next_command=lambda state, plan, fight: C.EndActivation("c99"),
+    )  # fmt: skip
+    engine = SimpleNamespace(policy=wrong, play=ENGINE.play)
+    summary = S.simulate(engine, group_against(2), fights=5, seed=1)
+    assert summary.fights == 5
+    assert summary.stuck == 5
+    assert summary.capped == 5
+    assert summary.wins == {}
 
 
 def test_the_same_seed_gives_the_same_result_and_another_seed_another():
@@ -100,6 +120,7 @@ def test_one_more_foe_never_raises_the_groups_chance():
     for fewer, more in zip(chances, chances[1:], strict=False):
         assert more <= fewer + error(fewer, fights), chances
     assert chances[0] > chances[-1]  # the count of foes matters at all
+    assert S.simulate(ENGINE, group_against(5), fights=fights, seed=11).stuck == 0
 
 
 def test_an_overwhelming_opposition_leaves_the_group_under_one_percent():
@@ -242,6 +263,7 @@ def test_fights_are_seeded_and_more_foes_never_help(system):
     engine, state = group_against_in(3)
     first = S.simulate(engine, state, fights=30, seed=2)
     assert S.simulate(engine, state, fights=30, seed=2) == first
+    assert first.stuck == 0
     chances = [
         S.simulate(engine, group_against_in(npcs)[1], fights=fights, seed=9).chance("a")
         for npcs in (1, 3, 5)
