@@ -21,7 +21,7 @@ returns the fights played so far (`Summary.fights` says how many).
 import random
 from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from rules.errors import RulesError
 
@@ -113,37 +113,35 @@ def play_out(engine, state, rng: random.Random, plan: Plan = Plan()) -> Outcome:
     start = policy.start_command(state)
     if start is not None:  # set up, not started: the fight begins as the GM would start it
         state = engine.play(state, start, rng)[1]
-    capped = at_cap = stuck = False
+    at_cap = stuck = False
     commands_this_round, this_round = 0, state.round
     while len(standing(state, policy, fight) & sides) >= 2:
         if state.round - first_round >= plan.round_cap:  # the cap's last round is over
-            capped = at_cap = True
+            at_cap = True
             break
         if state.round != this_round:
             commands_this_round, this_round = 0, state.round
         commands_this_round += 1
         command = policy.next_command(state, plan, fight)
         if command is None or commands_this_round > MAX_COMMANDS_PER_ROUND:
-            capped = stuck = True  # nobody can do anything more: the policy is stuck
+            stuck = True  # nobody can do anything more: the policy is stuck
             break
         try:
             state = engine.play(state, command, rng)[1]
         except RulesError:  # a policy's mistake ends this fight, not the whole run
-            capped = stuck = True
+            stuck = True
             break
+    capped = at_cap or stuck
     left = standing(state, policy, fight) & sides
     winner = next(iter(left)) if len(left) == 1 and not capped else None
     fates = {
-        c.id: _with_fled(policy.fate(c), c.id in fight.fled) for c in state.combatants
+        c.id: replace(policy.fate(c), fled=True) if c.id in fight.fled else policy.fate(c)
+        for c in state.combatants
     }
     rounds = plan.round_cap if at_cap else max(1, state.round - first_round + 1)
     return Outcome(winner, rounds, capped, fates, stuck)
 
 
-def _with_fled(fate: Fate, fled: bool) -> Fate:
-    if not fled:
-        return fate
-    return Fate(**{**fate.__dict__, "fled": True})
 
 
 def simulate(

@@ -330,8 +330,6 @@ def unwire(data: bytes) -> dict | None:
             _warn_unsigned()
             return None
         notice = json.loads(text)
-        if notice.get("from") == process_name():
-            return None
         message = notice.get("message")
         if isinstance(message, dict) and "kind" in message:
             message["seq"] = int(message["seq"])

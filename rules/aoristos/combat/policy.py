@@ -30,6 +30,7 @@ from rules.aoristos.combat.attacks import attack_plan
 from rules.aoristos.combat.movement import move_plan
 from rules.aoristos.combat.reading import distance, needs_ammo
 from rules.aoristos.combat.state import UNARMED, Combatant, Encounter
+from rules.aoristos.combat.view import try_cost
 from rules.errors import RulesError
 from rules.simulation import Fate
 
@@ -118,10 +119,9 @@ def _attack(state: Encounter, c: Combatant, target: Combatant, keys, reach: bool
         except RulesError as refused:
             weapon = c.weapon(key)
             if refused.code == "no_ammo" and needs_ammo(weapon) and key in c.held:
-                try:
-                    return _checked(state, C.Reload(c.id, key))
-                except RulesError:
-                    continue
+                reload = _allowed(state, C.Reload(c.id, key))
+                if reload is not None:
+                    return reload
             continue
         if cost <= c.cp:
             return command
@@ -132,12 +132,10 @@ def _draw(state: Encounter, c: Combatant, target: Combatant, reach: bool):
     if c.cp < 1:
         return None
     for weapon in c.weapons:
-        if weapon.key in c.held or not _serves(c, weapon, reach):
-            continue
-        try:
-            return _checked(state, C.Draw(c.id, weapon.key))
-        except RulesError:
-            continue
+        if weapon.key not in c.held and _serves(c, weapon, reach):
+            draw = _allowed(state, C.Draw(c.id, weapon.key))
+            if draw is not None:
+                return draw
     return None
 
 
@@ -166,10 +164,8 @@ def _close_in(state: Encounter, c: Combatant, target: Combatant):
     return None
 
 
-def _checked(state: Encounter, command):
-    """`command` if the rules take it now (checked without rolling real dice)."""
-    from rules.aoristos.combat.engine import decide
-    from rules.combat_kit import LowestDice
-
-    decide(state, command, LowestDice())
-    return command
+def _allowed(state: Encounter, command):
+    """`command` if the rules take it now (`view.try_cost`: checked without real dice),
+    else None."""
+    _cost, why = try_cost(state, command)
+    return command if why is None else None
