@@ -73,7 +73,9 @@ class CampaignForm(forms.ModelForm):
         if self.house_rule_keys:
             values = dict(self.instance.house_rules)
             for key in self.house_rule_keys:
-                if f"house_{key}" in cleaned:
+                if cleaned.get(f"house_{key}", "") is None:  # a number left empty
+                    values.pop(key, None)  # is the house rule's default again
+                elif f"house_{key}" in cleaned:
                     values[key] = cleaned[f"house_{key}"]
             try:
                 self.instance.system.house(values)
@@ -102,7 +104,8 @@ def house_rule_field(rule: HouseRule, value) -> forms.Field:
         return forms.ChoiceField(choices=choices, **common)
     if rule.kind == "text":
         return forms.CharField(max_length=MAX_HOUSE_TEXT, **common)
-    return forms.IntegerField(
+    return forms.IntegerField(  # left empty: back to the default
+        required=False,
         min_value=rule.minimum,
         max_value=rule.maximum,
         widget=forms.NumberInput(attrs={"inputmode": "numeric"}),

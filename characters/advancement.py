@@ -416,12 +416,26 @@ def award(request, pk: int):
 # --- the campaign's awards page ----------------------------------------------------------
 
 
+def award_initial(query) -> dict:
+    """The award form filled in from its link: an encounter's page links here with the
+    simulated row of the fight's table (issue 29: ?method=combat&challenge=2&reason=...).
+    Only known choices are taken; the GM still checks and sends the form."""
+    initial = {"target": ALL}
+    if query.get("method") in dict(AwardForm.METHODS):
+        initial["method"] = query["method"]
+    if query.get("challenge") in {str(value) for value, _label in AwardForm.CHALLENGES}:
+        initial["challenge"] = int(query["challenge"])
+    if query.get("reason"):
+        initial["reason"] = query["reason"][: services.MAX_REASON]
+    return initial
+
+
 @login_required
 def campaign_awards(request, pk: int):
     """The GM awards UP to one character of the campaign or to the whole group."""
     campaign, _membership = get_campaign(request, pk, gm=True)
     characters = list(campaign.characters.select_related("owner").order_by("name", "pk"))
-    form = AwardForm(request.POST or None, targets=characters, initial={"target": ALL})
+    form = AwardForm(request.POST or None, targets=characters, initial=award_initial(request.GET))
     status = 200
     if request.method == "POST":
         valid = form.is_valid()

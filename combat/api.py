@@ -11,6 +11,10 @@ carries the CSRF token in X-CSRFToken as the pages do).
   to hit and damage distribution before it is sent; the query holds the system's attack
   fields (Aoristos aim, mode, shots, area; Phobia area; T10 distance, mode, modifier).
   An attack the rules refuse is 400 {"error", "ok": false, "why", "why_template", ...}.
+- GET  /api/v1/encounters/<id>/simulation (GM only): the latest simulated run (issue 29)
+  with its progress and, once counted, its report (each side's chance, each combatant's
+  fates, the rounds, the p. 3 award); POST {"fights", "flees", "wait"} starts one (202;
+  200 when "wait" is true and it is done); POST .../simulation/cancel cancels it.
 """
 
 import json
@@ -18,7 +22,8 @@ import json
 from django.http import Http404, JsonResponse
 from django.views.decorators.http import require_GET, require_POST
 
-from combat import services
+from combat import services, simulations
+from combat.models import Encounter
 from combat.views import LogIn, command_from_post, encounter_for, previews_for
 from rules.errors import RulesError
 
@@ -123,3 +128,95 @@ def preview(request, pk: int):
     if result.get("ok") is False:  # the attack cannot be made: 400 with the reason
         return JsonResponse({"error": result.get("why", ""), **result}, status=400)
     return JsonResponse(result)
+
+
+def read_body(request) -> tuple[dict | None, JsonResponse | None]:
+    """A JSON object body, or the 400 that says what is wrong with it."""
+    if len(request.body) > MAX_BODY_BYTES:
+        return None, error(f"the body is larger than {MAX_BODY_BYTES} bytes", 400)
+    try:
+        body = json.loads(request.body or b"{}")
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return None, error("the body is not valid JSON", 400)
+    if not isinstance(body, dict):
+        return None, error("send a JSON object", 400)
+    return body, None
+
+
+def simulation_data(encounter, run) -> dict:
+    """A run as the API shows it: its job and, once counted, its report."""
+    if run is None:
+        return {"simulation": None}
+    return {"simulation": {
+        "id": run.pk,
+        "status": "interrupted" if simulations.stalled(run) else run.status,
+        "version": run.version,
+        "stale": run.version != encounter.version,
+        "fights": run.fights,
+        "seed": run.seed,
+        "flees": run.flees,
+        "done": run.done,
+        "total": run.total,
+        "shared": run.shared,
+        "report": simulations.report(run.result) if run.result else None,
+    }}
+
+
+def simulation(request, pk: int):
+    """GET: the encounter's latest simulation (GM only). POST {"fights": 1000, "flees":
+    [ids], "wait": false}: start one (202; with "wait": true, 200 once it is done)."""
+    found, failed = member_encounter(request, pk)
+    if failed:
+        return failed
+    encounter, membership = found
+    if encounter.kind != Encounter.Kind.COMBAT:
+        return error("the chronicle has no fight to simulate", 404)
+    if not membership.is_gm:
+        return error("only the GM simulates a fight", 403)
+    if request.method == "GET":
+        return JsonResponse(simulation_data(encounter, simulations.latest(encounter)))
+    if request.method != "POST":
+        return error("use GET or POST", 405)
+    body, failed = read_body(request)
+    if failed:
+        return failed
+    if set(body) - {"fights", "flees", "wait"}:
+        return error('send {"fights": <int>, "flees": [<combatant id>, ...], "wait": <bool>}',
+                     400)
+    fights = body.get("fights", simulations.DEFAULT_FIGHTS)
+    if isinstance(fights, bool) or fights not in simulations.FIGHT_CHOICES:
+        choices = ", ".join(str(n) for n in simulations.FIGHT_CHOICES)
+        return error(f"fights must be one of {choices}", 400)
+    flees = body.get("flees", [])
+    if not isinstance(flees, list) or not all(isinstance(cid, str) for cid in flees):
+        return error("flees must be a list of combatant ids", 400)
+    if not isinstance(body.get("wait", False), bool):
+        return error("wait must be true or false", 400)
+    if encounter.ended:
+        return error("the fight has ended: there is nothing left to simulate", 400)
+    try:
+        run = simulations.start(encounter, request.user, fights=fights, flees=flees)
+    except simulations.Busy:
+        return error("the server is busy simulating other fights: try again soon", 429)
+    if body.get("wait"):
+        simulations.wait(run, timeout=120)
+        run.refresh_from_db()
+    return JsonResponse(simulation_data(encounter, run), status=200 if body.get("wait") else 202)
+
+
+@require_POST
+def simulation_cancel(request, pk: int):
+    found, failed = member_encounter(request, pk)
+    if failed:
+        return failed
+    encounter, membership = found
+    if encounter.kind != Encounter.Kind.COMBAT:
+        return error("the chronicle has no fight to simulate", 404)
+    if not membership.is_gm:
+        return error("only the GM simulates a fight", 403)
+    run = simulations.latest(encounter)
+    if run is None:
+        return error("no simulation to cancel", 404)
+    simulations.cancel(run)
+    run.refresh_from_db()
+    return JsonResponse(simulation_data(encounter, run))

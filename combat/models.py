@@ -154,3 +154,40 @@ class MapPicture(models.Model):
 
     def __str__(self):
         return f"{self.encounter_id}/{self.pk} {self.content_type} {self.width_px}×{self.height_px}"
+
+
+class Simulation(models.Model):
+    """A run of simulated fights of an encounter (issue 29, `combat.simulations`): from
+    the state of `version`, played `fights` times off the request thread. The row is the
+    job: its status and progress (`done` of `total` fights, the award's runs included),
+    what the GM asked for, and the result once it is counted. Any process reads the
+    progress; a cancel is this row's status, which the job sees at its next progress."""
+
+    class Status(models.TextChoices):
+        RUNNING = "running", _("Running")
+        DONE = "done", _("Done")
+        CANCELLED = "cancelled", _("Cancelled")
+        FAILED = "failed", _("Failed")
+
+    encounter = models.ForeignKey(Encounter, on_delete=models.CASCADE, related_name="simulations")
+    version = models.PositiveIntegerField()  # the encounter's version it was played from
+    fights = models.PositiveIntegerField()
+    seed = models.BigIntegerField()
+    flees = models.JSONField(default=list)  # combatant ids that flee when wounded
+    status = models.CharField(max_length=10, choices=Status, default=Status.RUNNING)
+    done = models.PositiveIntegerField(default=0)
+    total = models.PositiveIntegerField()
+    result = models.JSONField(null=True, blank=True)
+    error = models.CharField(max_length=200, blank=True)
+    shared = models.BooleanField(default=False)  # the players see it too
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-pk"]
+
+    def __str__(self):
+        return f"{self.encounter_id} v{self.version} {self.status} {self.done}/{self.total}"

@@ -71,8 +71,15 @@ _cache_lock = threading.Lock()
 @functools.cache
 def _encounter_sql(vendor: str) -> str:
     qn = connection.ops.quote_name
+    from combat.models import Simulation
+
+    table = qn(Encounter._meta.db_table)
     columns = ", ".join(qn(field.column) for field in Encounter._meta.concrete_fields)
-    return f"SELECT {columns} FROM {qn(Encounter._meta.db_table)} WHERE {qn('id')} = %s"
+    # The encounter's latest simulation (issue 29), so a page of a fight nobody simulated
+    # asks nothing more for it.
+    latest = (f"(SELECT MAX({qn('id')}) FROM {qn(Simulation._meta.db_table)} "
+              f"WHERE {qn('encounter_id')} = {table}.{qn('id')}) AS latest_simulation_id")
+    return f"SELECT {columns}, {latest} FROM {table} WHERE {qn('id')} = %s"
 
 
 def encounter_row(pk: int) -> Encounter | None:

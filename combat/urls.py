@@ -1,6 +1,6 @@
 from django.urls import path
 
-from combat import api, catalogue, views
+from combat import api, catalogue, simulation_views, views
 
 app_name = "combat"
 urlpatterns = [
@@ -19,10 +19,16 @@ urlpatterns = [
     path("encounters/<id:pk>/place/", views.place_forms, name="place"),
     path("encounters/<id:pk>/add-forms/", views.add_forms, name="add_forms"),
     path("encounters/<id:pk>/preview/", views.attack_preview, name="preview"),
+    path("encounters/<id:pk>/simulate/", simulation_views.simulate, name="simulate"),
+    path("encounters/<id:pk>/simulate/cancel/", simulation_views.cancel, name="simulate_cancel"),
+    path("encounters/<id:pk>/simulate/share/", simulation_views.share, name="simulate_share"),
     path("encounters/<id:pk>/move-preview/", views.move_preview, name="move_preview"),
     path("encounters/<id:pk>/map-picture/", views.map_picture_upload, name="map_picture_upload"),
     path("encounters/<id:pk>/map-picture/<id:picture>/", views.map_picture, name="map_picture"),
     path("api/v1/encounters/<id:pk>", api.encounter, name="api_encounter"),
     path("api/v1/encounters/<id:pk>/commands", api.command, name="api_command"),
     path("api/v1/encounters/<id:pk>/preview", api.preview, name="api_preview"),
+    path("api/v1/encounters/<id:pk>/simulation", api.simulation, name="api_simulation"),
+    path("api/v1/encounters/<id:pk>/simulation/cancel", api.simulation_cancel,
+         name="api_simulation_cancel"),
 ]

@@ -219,6 +219,10 @@ def page_context(request, encounter, membership, result=None, **extra) -> dict:
         context["armour"] = sorted(items.get("armour", {}).values(), key=lambda a: a.name)
         context["characters"] = list(encounter.campaign.characters.order_by("name"))
         context["templates"] = list(NpcTemplate.objects.filter(campaign=encounter.campaign))
+    if encounter.kind == Encounter.Kind.COMBAT:  # how dangerous is it (issue 29)
+        from combat.simulation_views import section_context
+
+        context |= section_context(encounter, membership)
     if membership.is_gm and encounter.kind == Encounter.Kind.CHRONICLE:
         # First aid names its helpers, with their Livräddning from the sheet (issue 26).
         context["aid_helpers"] = [

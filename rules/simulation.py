@@ -233,26 +233,73 @@ def award(group_chance: float, alone_chance: float, house: dict | None = None) -
 
 
 def award_for(
-    engine, state, *, fights: int, seed: int, plan: Plan = Plan(), house: dict | None = None
+    engine,
+    state,
+    *,
+    fights: int,
+    seed: int,
+    plan: Plan = Plan(),
+    house: dict | None = None,
+    group: Summary | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    cancelled: Callable[[], bool] | None = None,
 ) -> Award | None:
     """Simulate the opposition against the whole group (the characters' side) and against
     each character alone, from the encounter as it was set up (`state`, before its start:
     the award is for the fight, not for what is left of it); None when it has no
-    characters, or characters on two sides, or no opposition."""
+    characters, or characters on two sides, or no opposition, or when it was cancelled.
+
+    `group`: the whole group's fights from this very state, when the caller has them
+    already (they are not played again). `progress(done, total)` counts this award's
+    fights alone (`award_fights` says how many before it starts)."""
     if engine.policy.start_command(state) is None:
         raise ValueError("the award is simulated from the encounter as set up, before its start")
-    characters = [c for c in state.combatants if not c.npc]
-    sides = {c.side for c in characters}
+    side = characters_side(state)
+    if side is None:
+        return None
+    total = award_fights(state, fights, group_known=group is not None)
+    done = 0
+
+    def run(from_state) -> Summary:
+        def step(played: int, _fights: int) -> None:
+            if progress is not None:
+                progress(done + played, total)
+
+        return simulate(engine, from_state, fights=fights, seed=seed, plan=plan,
+                        progress=step, cancelled=cancelled)
+
+    if group is None:
+        group = run(state)
+        done += fights
+    alone = []
+    for character in (c for c in state.combatants if not c.npc):
+        if cancelled is not None and cancelled():
+            return None
+        alone_state = state
+        for other in state.combatants:
+            if other.side == side and other.id != character.id:
+                alone_state = alone_state.without(other.id)
+        summary = run(alone_state)
+        done += fights
+        if summary.fights < fights:  # cancelled on the way
+            return None
+        alone.append(summary.chance(side))
+    return award(group.chance(side), sum(alone) / len(alone), house)
+
+
+def characters_side(state) -> str | None:
+    """The side of the characters when an award can be simulated: characters on one side
+    against somebody on another; else None."""
+    sides = {c.side for c in state.combatants if not c.npc}
     if len(sides) != 1 or not any(c.side not in sides for c in state.combatants):
         return None
-    (side,) = sides
-    group = simulate(engine, state, fights=fights, seed=seed, plan=plan).chance(side)
-    alone = []
-    for character in characters:
-        others = [c.id for c in state.combatants if c.side == side and c.id != character.id]
-        alone_state = state
-        for cid in others:
-            alone_state = alone_state.without(cid)
-        summary = simulate(engine, alone_state, fights=fights, seed=seed, plan=plan)
-        alone.append(summary.chance(side))
-    return award(group, sum(alone) / len(alone), house)
+    return next(iter(sides))
+
+
+def award_fights(state, fights: int, *, group_known: bool = False) -> int:
+    """How many fights `award_for` plays from `state`: each character alone, and the
+    whole group unless it is known already; 0 when no award can be simulated."""
+    if characters_side(state) is None:
+        return 0
+    characters = sum(1 for c in state.combatants if not c.npc)
+    return fights * (characters + (0 if group_known else 1))

@@ -10,7 +10,18 @@ from typing import Any
 
 from rules.aoristos import character, dice, success
 from rules.errors import RulesError
-from rules.system import Derived, HouseRule, Issue, Stat, Term, TestPlan, TestResult, gettext_noop
+from rules.simulation import AWARD_DEFAULTS
+from rules.system import (
+    Derived,
+    HouseRule,
+    Issue,
+    Stat,
+    Term,
+    TestPlan,
+    TestResult,
+    gettext_noop,
+    read_house_rules,
+)
 
 __all__ = ["ATTRIBUTE_TERMS", "SECONDARY_TERMS", "SKILL_TERMS", "SYSTEM", "AoristosSystem"]
 
@@ -54,6 +65,39 @@ SKILL_TERMS = (
     Term("wilderness", "Vildmark", "", "wilderness"),
 )
 
+# The award for a fight (p. 3, "Strid, oavsett resultat") is simulated (issue 29,
+# rules.simulation.award): the table names its rows, not where they begin.
+AWARD_HOUSE_RULES = (
+    HouseRule(
+        "award_group_threat_percent",
+        gettext_noop("Group threatened when it fails to win this many % (3 UP)"),
+        AWARD_DEFAULTS["award_group_threat_percent"],
+        minimum=1,
+        maximum=100,
+        text="p. 3, Strid, oavsett resultat",
+        help=gettext_noop(
+            "The simulated award: the whole group is threatened (3 UP) when it fails to "
+            "win at least this share of the simulated fights."
+        ),
+    ),
+    HouseRule(
+        "award_no_threat_percent",
+        gettext_noop("No threat when one character alone wins this many % (0 UP)"),
+        AWARD_DEFAULTS["award_no_threat_percent"],
+        minimum=1,
+        maximum=100,
+        text="p. 3, Strid, oavsett resultat",
+    ),
+    HouseRule(
+        "award_alone_wins_percent",
+        gettext_noop("Would win alone from this many % (1 UP; else 2 UP)"),
+        AWARD_DEFAULTS["award_alone_wins_percent"],
+        minimum=1,
+        maximum=100,
+        text="p. 3, Strid, oavsett resultat",
+    ),
+)
+
 FORMULAS = {  # p. 2, as the text writes them
     "carrying_capacity": "4 × FYS",
     "shock_tolerance": "VIL + 3",
@@ -76,7 +120,8 @@ class AoristosSystem:
         Stat(t, character.MIN_LEVEL, character.MAX_LEVEL, character.DEFAULT_SKILL, "p. 3")
         for t in SKILL_TERMS
     )
-    house_rules: tuple[HouseRule, ...] = ()  # the combat and chronicle engines keep theirs
+    # The simulated award's thresholds; the combat and chronicle engines keep their own.
+    house_rules: tuple[HouseRule, ...] = AWARD_HOUSE_RULES
     test_params = ()  # its tray is the live table's own (TB, F and T dice, ST: p. 5)
     hand_examples = ("2B2T+1",)  # its hands too (table.forms.HandForm: B, F and T dice)
     # Its opposed tests (each side sums its TBs, p. 5) are not in the tray yet.
@@ -89,7 +134,7 @@ class AoristosSystem:
     skill_values = gettext_noop("levels")
 
     def house(self, values: Mapping[str, Any] | None) -> dict:
-        return {}
+        return read_house_rules(self.house_rules, values)
 
     def is_social(self, key: str) -> bool:
         return False  # its tests carry nothing (carries is false)
