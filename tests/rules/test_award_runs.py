@@ -20,7 +20,8 @@ def test_progress_counts_every_fight_of_the_award():
     seen = []
     S.award_for(ENGINE, state, fights=50, seed=2, progress=lambda d, t: seen.append((d, t)))
     assert seen[-1] == (200, 200)
-    assert all(t == 200 for _d, t in seen) and seen == sorted(seen)
+    assert all(t == 200 for _d, t in seen)
+    assert seen == sorted(seen)
 
 
 def test_a_cancelled_award_is_none():
@@ -35,4 +36,5 @@ def test_a_cancelled_award_is_none():
 
 def test_no_award_without_characters_on_one_side():
     state = ENGINE.new_state({})
-    assert S.characters_side(state) is None and S.award_fights(state, 100) == 0
+    assert S.characters_side(state) is None
+    assert S.award_fights(state, 100) == 0
