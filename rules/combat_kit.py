@@ -38,16 +38,20 @@ def changed(value, **changes):
     """`value` (a frozen dataclass) with some fields changed: what ``dataclasses.replace``
     does, without running ``__init__`` again for every field. The fold applies hundreds of
     events, each changing a field or two of a combatant with dozens, so this is most of a
-    replay's time (bench/live.py, rebuild)."""
-    unknown = changes.keys() - _field_names(type(value))
-    if unknown:
-        raise TypeError(f"{type(value).__name__} has no field {sorted(unknown)[0]!r}")
-    new = object.__new__(type(value))
-    new.__dict__.update(value.__dict__)
-    new.__dict__.update(changes)
+    replay's time (bench/live.py, rebuild) and of a simulated fight's (bench/simulate.py):
+    the copy is one dict merge, given to the new object as its ``__dict__``."""
+    cls = type(value)
+    names = _FIELD_NAMES.get(cls) or _field_names(cls)
+    if not names.issuperset(changes):
+        unknown = sorted(changes.keys() - names)[0]
+        raise TypeError(f"{cls.__name__} has no field {unknown!r}")
+    new = _new_object(cls)
+    _set_attribute(new, "__dict__", value.__dict__ | changes)
     return new
 
 
+_new_object = object.__new__
+_set_attribute = object.__setattr__  # past a frozen dataclass's own __setattr__
 _FIELD_NAMES: dict[type, frozenset[str]] = {}
 
 
@@ -56,6 +60,41 @@ def _field_names(cls: type) -> frozenset[str]:
     if names is None:
         names = _FIELD_NAMES[cls] = frozenset(f.name for f in dataclasses.fields(cls))
     return names
+
+
+REMEMBERED = 16  # calls each `remembering` function keeps
+
+
+def remembering(function: Callable) -> Callable:
+    """`function` (pure, of immutable values, called with two or three positional
+    arguments) that remembers its last few calls by the very objects passed (identity, not
+    equality: comparing two encounters field by field would cost more than the call).
+
+    A handler folds its own events to see what follows (an attack's roll, then its
+    resolution), and `play` and `decide` fold the same events into the same states
+    again; a policy checks the command it then gives, and its handler checks it again.
+    The second call is a look-up. An entry holds the objects it is keyed by, so their ids
+    cannot be another object's while it is kept; the result is shared (callers do not
+    change it)."""
+    remembered: dict[tuple[int, int, int], tuple] = {}
+
+    @functools.wraps(function)
+    def remembered_call(first, second, third=_ABSENT):
+        key = (id(first), id(second), id(third))
+        hit = remembered.get(key)
+        if hit is not None:
+            return hit[1]
+        args = (first, second) if third is _ABSENT else (first, second, third)
+        result = function(*args)
+        if len(remembered) >= REMEMBERED:
+            remembered.clear()
+        remembered[key] = (args, result)
+        return result
+
+    return remembered_call
+
+
+_ABSENT = object()
 
 
 def pairs_get(pairs: tuple[tuple[str, Any], ...], key: str, default: Any = None) -> Any:
@@ -78,12 +117,15 @@ class Roster:
                 return combatant
         return None
 
-    def put(self, combatant):
-        """The encounter with `combatant` in the place of the one with its id."""
-        return changed(
-            self,
-            combatants=tuple(combatant if c.id == combatant.id else c for c in self.combatants),
-        )
+    def put(self, combatant, **changes):
+        """The encounter with `combatant` in the place of the one with its id (and the
+        encounter's own fields in `changes` changed too: one copy, not two)."""
+        combatants, cid = self.combatants, combatant.id
+        for i, c in enumerate(combatants):
+            if c.id == cid:
+                combatants = (*combatants[:i], combatant, *combatants[i + 1 :])
+                break
+        return changed(self, combatants=combatants, **changes)
 
     def joined(self, combatant):
         """The encounter with `combatant` added last; `next_id` counts it, so an id is

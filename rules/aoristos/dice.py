@@ -114,11 +114,9 @@ class Hand:
         _check_int("modifier", modifier)
         if free < 0 or forced < 0:
             raise DiceError(f"dice counts cannot be negative (F={free}, T={forced})")
-        base = min(max(base, 1), MAX_DICE)
-        cancelled = min(free, forced)
-        free, forced = free - cancelled, forced - cancelled
-        room = MAX_DICE - base
-        return cls(base, min(free, room), min(forced, room), modifier)
+        if cls is Hand:
+            return _normalised(base, free, forced, modifier)
+        return _normalise(cls, base, free, forced, modifier)
 
     def add(self, free: int = 0, forced: int = 0, modifier: int = 0, base: int = 0) -> "Hand":
         """Return this hand with more F, T, modifier (or B), normalised again.
@@ -161,6 +159,21 @@ class Hand:
         if self.modifier:
             text += f"{self.modifier:+d}"
         return text
+
+
+def _normalise(cls, base: int, free: int, forced: int, modifier: int) -> Hand:
+    base = min(max(base, 1), MAX_DICE)
+    cancelled = min(free, forced)
+    free, forced = free - cancelled, forced - cancelled
+    room = MAX_DICE - base
+    return cls(base, min(free, room), min(forced, room), modifier)
+
+
+@lru_cache(maxsize=512)
+def _normalised(base: int, free: int, forced: int, modifier: int) -> Hand:
+    """The normalised hand of checked counts, made once: a fight rolls the same few hands
+    thousands of times (a hand is immutable, so one value serves every roll)."""
+    return _normalise(Hand, base, free, forced, modifier)
 
 
 _HAND_RE = re.compile(
@@ -243,6 +256,8 @@ class Roll:
 
 
 def _purpose(purpose: object) -> Purpose:
+    if type(purpose) is Purpose:
+        return purpose
     try:
         return Purpose(purpose)
     except ValueError:
@@ -267,12 +282,21 @@ def choose_counted(
     dice = tuple(dice)
     if len(dice) != hand.dice_count:
         raise DiceError(f"hand {hand} rolls {hand.dice_count} dice, got {len(dice)}")
+    _check_dice(dice)
+    return _counted(hand, dice, _counts_highest(hand, purpose))
+
+
+def _check_dice(dice: tuple[int, ...]) -> None:
     for die in dice:
         if isinstance(die, bool) or not isinstance(die, int) or not 1 <= die <= SIDES:
             raise DiceError(f"a die shows 1 to {SIDES}, got {die!r}")
-    if hand.dice_count == hand.base:
+
+
+def _counted(hand: Hand, dice: tuple[int, ...], highest: bool) -> tuple[int, ...]:
+    """`choose_counted` of checked dice, as many as the hand rolls."""
+    if len(dice) == hand.base:
         return dice
-    if _counts_highest(hand, purpose):
+    if highest:
         order = sorted(range(len(dice)), key=lambda i: (-dice[i], i))
     else:
         order = sorted(range(len(dice)), key=lambda i: (dice[i], i))
@@ -284,8 +308,10 @@ def roll(hand: Hand, rng: Roller | None = None, purpose: Purpose = Purpose.TEST)
     """Roll ``hand`` with ``rng`` (default: ``secrets.SystemRandom()``)."""
     if rng is None:
         rng = secrets.SystemRandom()
-    dice = tuple(rng.randint(1, SIDES) for _ in range(hand.dice_count))
-    counted = choose_counted(hand, dice, purpose)
+    purpose = _purpose(purpose)
+    dice = tuple([rng.randint(1, SIDES) for _ in range(hand.base + hand.free + hand.forced)])
+    _check_dice(dice)
+    counted = _counted(hand, dice, _counts_highest(hand, purpose))
     return Roll(hand, dice, counted, sum(counted) + hand.modifier)
 
 

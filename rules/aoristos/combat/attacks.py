@@ -9,8 +9,6 @@ and the watcher's reflex attack, or holding fire (p. 11).
 Commands: Attack, Vigilance, Proceed, Abort, Pass, RangeAim, Overwatch.
 """
 
-from dataclasses import replace
-
 from rules.aoristos.combat import commands as C
 from rules.aoristos.combat import events as E
 from rules.aoristos.combat import figures as F
@@ -42,7 +40,7 @@ from rules.aoristos.combat.vigilance import (
 from rules.aoristos.combat.wounds import wound_event
 from rules.aoristos.dice import Hand, Purpose, roll
 from rules.aoristos.success import test_hand
-from rules.combat_kit import combatant, refuse
+from rules.combat_kit import changed, combatant, refuse, remembering
 from rules.errors import gettext_noop as _
 
 VIGILANCE_RANGE = 10  # p. 9: the attacker within 10 m may abort a hit
@@ -86,13 +84,27 @@ def protection_of(target: Combatant, area: str | None) -> int:
     return worn + pairs_get(target.cover, area, 0)
 
 
+UNPROTECTED = tuple((area, 0) for area in AREAS)
+
+
+def protection_table(target: Combatant) -> tuple[tuple[str, int], ...]:
+    """`protection_of` each area, in the order of `AREAS` (none without armour or cover:
+    the common case, not worked out area by area)."""
+    if not target.armour and not target.cover:
+        return UNPROTECTED
+    return tuple((area, protection_of(target, area)) for area in AREAS)
+
+
 def attack_cost(weapon, aim_levels: int, conditions: int, auto: bool) -> int:
     """p. 8: 1 KP, +1 for a real weapon; aim levels (p. 8); +1 KP in auto mode (p. 11)."""
     return (2 if weapon.real else 1) + F.aim_cost(aim_levels, conditions) + (1 if auto else 0)
 
 
 def threshold_parts(
-    state: Encounter, attack: PendingAttack, properties: tuple[str, ...]
+    state: Encounter,
+    attack: PendingAttack,
+    properties: tuple[str, ...],
+    options: dict[str, int] | None = None,
 ) -> list[tuple[str, int]]:
     """The attack's ST, part by part (p. 8-10): vigilance, then melee and range.
 
@@ -100,13 +112,17 @@ def threshold_parts(
     (p. 10, "Alla anfall i närstrid"); a ranged attack always has its range malus (p. 10,
     "alltid"), also when fired from a melee, plus +1 or +3 when fired at a standing target
     in the melee with a short or long firearm or a bow (p. 10; throws and slings have no
-    such malus). Aim of either kind is forbidden in melee (p. 10)."""
+    such malus). Aim of either kind is forbidden in melee (p. 10).
+
+    `options`: the target's `vigilance_options` against this attack, when the caller has
+    them already."""
     target = combatant(state, attack.target)
     attacker = combatant(state, attack.attacker)
     weapon = attacker.weapon(attack.weapon) or UNARMED
     parts: list[tuple[str, int]] = []
     if target.aware and target.acts:
-        options = vigilance_options(state, attack)
+        if options is None:
+            options = vigilance_options(state, attack)
         parts += [(key, options[key]) for key in properties]
         if properties:  # p. 8: no vigilance used, ST 0; the bonus helps vigilance only
             parts.append(vigilance_bonus(state, target))
@@ -162,7 +178,7 @@ def attack_setup(
         physique=strength_physique(attacker, weapon),
         called_area=attack.called_area,
         hidden=frozenset(target.hidden_areas),
-        protection=tuple((area, protection_of(target, area)) for area in AREAS),
+        protection=protection_table(target),
         total_protection=protection_of(target, None),
         toughness=target.toughness,
     )
@@ -223,6 +239,7 @@ def _pass(state: Encounter, cmd: C.Pass, rng):
     ]
 
 
+@remembering  # the policy checks the attack it gives, and the handler checks it again
 def attack_plan(state: Encounter, c: Combatant, cmd: C.Attack) -> dict:
     """Check an attack (p. 8-11) and work out its weapon, mode, shots and cost."""
     target = combatant(state, cmd.target)
@@ -363,17 +380,24 @@ def _vigilance(state: Encounter, cmd: C.Vigilance, rng):
             refuse(
                 _("{field!r} cannot be used against this attack"), "not_allowed", key=key, field=key
             )
-    return roll_attack(state, attack, chosen, rng)
+    return roll_attack(state, attack, chosen, rng, options)
 
 
-def roll_attack(state: Encounter, attack: PendingAttack, chosen: tuple, rng) -> list:
+def roll_attack(
+    state: Encounter,
+    attack: PendingAttack,
+    chosen: tuple,
+    rng,
+    options: dict[str, int] | None = None,
+) -> list:
     """Steps 2-6 (p. 9): the ST, the vigilance move, the auto dice (p. 11), the attack test
     and the area roll; then the abort decision or the resolution. What the dice make of
-    it is `outcome.strike`, the function the preview's odds are the distribution of."""
+    it is `outcome.strike`, the function the preview's odds are the distribution of.
+    `options`: the target's vigilance options, when the caller has them."""
     attacker = combatant(state, attack.attacker)
     target = combatant(state, attack.target)
-    parts = threshold_parts(state, attack, chosen)
-    setup = attack_setup(state, attack, chosen)
+    parts = threshold_parts(state, attack, chosen, options)
+    setup = attack_setup(state, attack, chosen, sum(value for _, value in parts))
     move_to = vigilance_move(state, attack) if "agility" in chosen else None
     chose = E.VigilanceChosen(
         target.id, chosen, setup.threshold, tuple(parts), move_to, 1.0 if move_to else 0.0
@@ -449,7 +473,7 @@ def resolve_attack(state: Encounter, rng) -> list:
     weapon = attacker.weapon(attack.weapon) or UNARMED
     used = rolled.shots if needs_ammo(weapon) else 0
     area = rolled.area
-    setup = replace(
+    setup = changed(
         attack_setup(state, attack, attack.vigilance, rolled.threshold),
         test_base=rolled.test_base,
     )

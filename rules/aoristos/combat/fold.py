@@ -2,10 +2,9 @@
 
 It never rolls (every die is in the event), so replaying the stored events rebuilds the
 state exactly; the handlers of every chapter fold their own events in with it to see what
-follows, and `engine` hands it to the engine object.
+follows, and `engine` hands it to the engine object. Values are copied with
+`combat_kit.changed` (`dataclasses.replace` without `__init__`: the fold is hot).
 """
-
-from dataclasses import replace
 
 from rules.aoristos.combat import events as E
 from rules.aoristos.combat import figures as F
@@ -21,7 +20,7 @@ from rules.aoristos.combat.state import (
     pairs_get,
     pairs_set,
 )
-from rules.combat_kit import combatant
+from rules.combat_kit import combatant, remembering
 from rules.errors import RulesError
 from rules.scene import EVENT_CLASSES as SCENE_KINDS
 from rules.scene import evolve_scene
@@ -37,6 +36,7 @@ def trail(c: Combatant, x: float, y: float) -> tuple[tuple[float, float], ...]:
     return (*(c.path or ((c.x, c.y),)), (x, y))
 
 
+@remembering  # handlers fold their events to see what follows; `play` folds them again
 def evolve(state: Encounter, event) -> Encounter:
     kind = type(event)
     if kind is E.CombatantAdded:
@@ -86,7 +86,7 @@ def evolve(state: Encounter, event) -> Encounter:
                    "stress_dice": tuple(event.dice), "stress_loss": event.loss}
         if event.bow_test is not None and not event.bow_test[3]:
             changes["wound_up"] = None  # p. 7: the arrow is spent
-        return changed(state.put(c.with_(**changes)), turn=event.turn)
+        return state.put(c.with_(**changes), turn=event.turn)
     if kind is E.Moved:
         c = combatant(state, event.id)
         changes = {
@@ -133,7 +133,7 @@ def evolve(state: Encounter, event) -> Encounter:
         return state.put(c.with_(cp=c.cp - event.paid, extended=extended))
     if kind is E.ExtendedPaid:
         c = combatant(state, event.id)
-        extended = replace(c.extended, remaining=event.remaining) if event.remaining else None
+        extended = changed(c.extended, remaining=event.remaining) if event.remaining else None
         return state.put(c.with_(cp=c.cp - event.paid, extended=extended))
     if kind is E.ExtendedCancelled:
         c = combatant(state, event.id)
@@ -156,30 +156,30 @@ def evolve(state: Encounter, event) -> Encounter:
         )
         return changed(state, attack=pending)
     if kind is E.VigilanceChosen:
-        attack = replace(
+        attack = changed(
             state.attack,
             threshold=event.threshold,
             threshold_parts=event.parts,
             vigilance=event.properties,
         )
-        state = changed(state, attack=attack)
-        if event.move_to is not None:
-            c = combatant(state, event.target)
-            state = state.put(
-                c.with_(
-                    x=event.move_to[0],
-                    y=event.move_to[1],
-                    moved=round(c.moved + event.moved, 2),
-                    moved_since_activation=True,
-                    path=trail(c, *event.move_to),
-                )
-            )
-        return state
+        if event.move_to is None:
+            return changed(state, attack=attack)
+        c = combatant(state, event.target)
+        return state.put(
+            c.with_(
+                x=event.move_to[0],
+                y=event.move_to[1],
+                moved=round(c.moved + event.moved, 2),
+                moved_since_activation=True,
+                path=trail(c, *event.move_to),
+            ),
+            attack=attack,
+        )
     if kind is E.AttackRolled:
-        return changed(state, attack=replace(state.attack, stage="abort", roll=event))
+        return changed(state, attack=changed(state.attack, stage="abort", roll=event))
     if kind is E.AttackAborted:
         c = combatant(state, event.attacker)
-        return changed(state.put(c.with_(wound_up=None)), attack=None)
+        return state.put(c.with_(wound_up=None), attack=None)
     if kind is E.AttackResolved:
         c = combatant(state, event.attacker)
         weapon = c.weapon(event.weapon) or UNARMED
@@ -195,7 +195,7 @@ def evolve(state: Encounter, event) -> Encounter:
         if weapon.thrown:  # the thrown weapon leaves the hand
             changes["right"] = None if c.right == weapon.key else c.right
             changes["left"] = None if c.left == weapon.key else c.left
-        return changed(state.put(c.with_(**changes)), attack=None)
+        return state.put(c.with_(**changes), attack=None)
     if kind is E.Wounded:
         c = combatant(state, event.id)
         changes = {
@@ -240,19 +240,19 @@ def evolve(state: Encounter, event) -> Encounter:
     if kind is E.EscapeDecided:
         if not event.go_on:
             return changed(state, escape=None)
-        return changed(state, escape=replace(state.escape, decided=True))
+        return changed(state, escape=changed(state.escape, decided=True))
     if kind is E.ReactionCalled:
         reaction = Reaction(event.kind, event.who, event.target)
         return changed(state, reactions=(*state.reactions, reaction))
     if kind is E.ReactionDone:
         reaction = state.reactions[0]
         if event.how == "must_attack":
-            return changed(state, reactions=(replace(reaction, must=True), *state.reactions[1:]))
+            return changed(state, reactions=(changed(reaction, must=True), *state.reactions[1:]))
         c = combatant(state, event.who)
         changes = {"reacting": False}
         if reaction.kind == "overwatch":
             changes["overwatch"] = None  # p. 11: once
-        return changed(state.put(c.with_(**changes)), reactions=state.reactions[1:])
+        return state.put(c.with_(**changes), reactions=state.reactions[1:])
     if kind is E.Woke:
         return state.put(combatant(state, event.id).with_(conscious=True))
     if kind is E.EncounterEnded:

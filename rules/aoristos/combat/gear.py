@@ -7,6 +7,7 @@ show it.
 """
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from rules.errors import RulesError
 
@@ -60,8 +61,14 @@ def parse_fire_modes(text: str) -> tuple[FireMode, ...]:
     ``auto`` alone is auto with no random dice; ``max``/``m`` entries are not fire modes
     (the weapon's max is its own field) and are skipped; ``auto3+2N`` fires 3 + 2 dice.
     """
+    return _fire_modes(str(text))
+
+
+@lru_cache(maxsize=256)
+def _fire_modes(text: str) -> tuple[FireMode, ...]:
+    """`parse_fire_modes` of a text, read once (every attack asks its weapon's modes)."""
     modes = []
-    for part in str(text).replace(" ", "").lower().split("/"):
+    for part in text.replace(" ", "").lower().split("/"):
         if not part or part in ("max", "m"):
             continue
         if part.startswith(("auto", "a")):

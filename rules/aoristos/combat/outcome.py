@@ -87,7 +87,10 @@ class AttackSetup:
     def protection_on(self, area: str | None) -> int:
         if area is None:
             return self.total_protection
-        return dict(self.protection).get(area, 0)
+        for name, value in reversed(self.protection):  # as a dict of them: the last counts
+            if name == area:
+                return value
+        return 0
 
     def active_strength(self, margin: int, dice_sum: int) -> int:
         """p. 12: the margin, the dice again for a real weapon, the item, FYS."""

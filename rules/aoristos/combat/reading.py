@@ -26,7 +26,11 @@ def foes(state: Encounter, c: Combatant) -> list[Combatant]:
 def in_melee(state: Encounter, c: Combatant) -> bool:
     """Two foes close enough to reach each other are in melee (p. 10); how close is the
     campaign's `melee_reach` (house rule)."""
-    return any(distance(c, o) <= state.house.melee_reach for o in foes(state, c))
+    reach, side, x, y = state.house.melee_reach, c.side, c.x, c.y
+    for o in state.combatants:  # `foes`, unrolled: every attack asks it again and again
+        if o.side != side and o.alive and o.conscious and math.hypot(x - o.x, y - o.y) <= reach:
+            return True
+    return False
 
 
 def fired_in_melee(state: Encounter, attacker: Combatant, target: Combatant) -> bool:

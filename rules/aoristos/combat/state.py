@@ -133,7 +133,11 @@ class Combatant:
 
     @property
     def held(self) -> tuple[str, ...]:
-        return tuple(dict.fromkeys(k for k in (self.right, self.left) if k))
+        """The keys of the weapons in hand, the right hand's first, each once."""
+        right, left = self.right, self.left
+        if not right:
+            return (left,) if left else ()
+        return (right, left) if left and left != right else (right,)
 
     @property
     def occupied_hands(self) -> int:
