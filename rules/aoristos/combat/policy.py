@@ -14,7 +14,9 @@ Then the active combatant, once per step of its activation:
 
 5. **Flees when wounded** (the GM marks it): at its first activation with a wound it leaves
    the fight (counted "fled"), and does nothing more.
-6. **An extended activity** under way (p. 7): it goes on with it.
+6. **An extended activity** under way (p. 7): it goes on with it, with the KP it has
+   (none left: it ends the activation and pays on in the next). Where the rules no longer
+   allow it (a reload once a foe is in melee, p. 10) it lets it be and fights on below.
 7. **Its target** is the nearest foe who can still act (the lower id on a tie).
 8. **Attack** with a weapon in hand: in melee reach a melee weapon first, else a ranged one
    first (keeping its range: a shooter does not close in), no aim, each attack whose KP it
@@ -91,7 +93,13 @@ def _activation(state: Encounter, c: Combatant, plan, fight):
         fight.fled.add(c.id)
         return C.EndActivation(c.id)
     if c.extended is not None:
-        return C.Continue(c.id)
+        # Pay on with what is left (none left: in the next activation); where the rules
+        # no longer allow it (a reload once a foe is in melee, p. 10) it lapses and the
+        # combatant fights on as below.
+        if c.cp <= 0:
+            return C.EndActivation(c.id)
+        if _allowed(state, C.Continue(c.id)) is not None:
+            return C.Continue(c.id)
     foes = [o for o in state.combatants if o.side != c.side and o.acts and o.id not in fight.fled]
     if not foes:
         return C.EndActivation(c.id)
