@@ -392,11 +392,16 @@ def _handled(state, command, rng, handlers: Mapping[type, Callable], evolve: Cal
 def settle(state, rng, next_settlement: Callable, evolve: Callable, limit: int) -> list:
     """What follows by itself: the events of `next_settlement(state, rng)`, folded in, until
     it has none. Still more after `limit` steps is a bug (the tests rule it out)."""
+    return settled(state, rng, next_settlement, evolve, limit)[0]
+
+
+def settled(state, rng, next_settlement: Callable, evolve: Callable, limit: int) -> tuple:
+    """`settle`'s events and the state after them (for `play`)."""
     out = []
     for _step in range(limit):
         events = next_settlement(state, rng)
         if not events:
-            return out
+            return out, state
         for event in events:
             state = evolve(state, event)
         out += events
@@ -456,6 +461,32 @@ class LowestDice:
 
     def randint(self, a: int, b: int) -> int:
         return a
+
+
+class _Rolled(Exception):
+    """A command being probed has come to its first die."""
+
+
+class UpToTheDice:
+    """An rng that stops a command at its first die (`refused_before_dice`)."""
+
+    def randint(self, a: int, b: int) -> int:
+        raise _Rolled
+
+
+def refused_before_dice(decide: Callable, state, command) -> RulesError | None:
+    """Why the rules refuse `command` now, or None if they take it: `decide` with an rng
+    that stops it at its first die. For a system whose handlers check a command before
+    they roll for it, so the answer is the one `decide` with `LowestDice` gives; but what
+    follows is not carried out (a policy that tries an answer to an attack would resolve
+    the whole attack, wound and all, before the play does it again)."""
+    try:
+        decide(state, command, UpToTheDice())
+    except _Rolled:
+        return None
+    except RulesError as error:
+        return error
+    return None
 
 
 # What a viewer sees ------------------------------------------------------------------------

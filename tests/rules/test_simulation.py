@@ -309,3 +309,39 @@ def test_phobia_an_overwhelming_opposition():
     summary = S.simulate(engine, state, fights=100, seed=5)
     assert summary.chance("a") < 0.01
     assert summary.fate_chance("c1", "wounded") > 0.9
+
+
+def test_phobia_policy_checks_a_command_as_the_pages_do(monkeypatch):
+    """The Phobia policy checks a command only up to its first die
+    (`combat_kit.refused_before_dice`, so an answer to an attack is not resolved twice):
+    on every command it tries in these fights (shooters and knife fighters on either side),
+    and every other answer the target could give there, that says what the pages'
+    `view.refusal` says."""
+    from rules import combat_kit
+    from rules.phobia.combat import commands as PC
+    from rules.phobia.combat import policy, view
+
+    seen = []
+
+    def compare(decide, state, command):
+        quick = combat_kit.refused_before_dice(decide, state, command)
+        full = view.refusal(state, command)
+        seen.append((type(command).__name__, getattr(command, "kind", ""),
+                     quick and quick.code, full and full.code))  # fmt: skip
+        return quick
+
+    def both(decide, state, command):
+        if isinstance(command, PC.Respond):
+            for kind in ("defend", "cover", "flee", "shoot_back"):
+                compare(decide, state, PC.Respond(command.id, kind, area="chest"))
+        return compare(decide, state, command)
+
+    monkeypatch.setattr(policy, "refused_before_dice", both)
+    for npc_block, gap in ((PHOBIA_FIGHTER, 1.5), (PHOBIA_GUNMAN, 15.0)):
+        for fighter in (PHOBIA_FIGHTER, PHOBIA_GUNMAN):
+            engine, state = group_of("phobia", 3, fighter=fighter, npc_block=npc_block, gap=gap)
+            S.simulate(engine, state, fights=10, seed=3)
+    assert all(quick == full for _kind, _answer, quick, full in seen)
+    assert {answer for kind, answer, _quick, _full in seen if kind == "Respond"} == {
+        "defend", "cover", "flee", "shoot_back"}  # fmt: skip
+    assert {full for *_, full in seen} > {None}  # some were refused, and said why

@@ -439,7 +439,7 @@ def roll_attack(
     out.append(rolled_event)
     after = evolve(after, rolled_event)
     if not abortable:
-        out += resolve_attack(after, rng)
+        out += resolve_attack(after, rng, (setup, struck))
     return out
 
 
@@ -463,9 +463,13 @@ def _abort(state: Encounter, cmd: C.Abort, rng):
     return [E.AttackAborted(cmd.id)]
 
 
-def resolve_attack(state: Encounter, rng) -> list:
+def resolve_attack(state: Encounter, rng, worked_out: tuple | None = None) -> list:
     """Step 6 (p. 9, 12-13): hit or miss, strength, protection, damage, the wound; the
-    figures of `outcome.strike` on the rolled dice and the area they went to."""
+    figures of `outcome.strike` on the rolled dice and the area they went to.
+
+    `worked_out`: the attack's setup and strike as `roll_attack` has just made them, when
+    the resolution follows the roll at once (no abort decision between): the vigilance
+    move and the roll change nothing they read, so they are not worked out again."""
     attack = state.attack
     rolled: E.AttackRolled = attack.roll
     attacker = combatant(state, attack.attacker)
@@ -473,12 +477,16 @@ def resolve_attack(state: Encounter, rng) -> list:
     weapon = attacker.weapon(attack.weapon) or UNARMED
     used = rolled.shots if needs_ammo(weapon) else 0
     area = rolled.area
-    setup = changed(
-        attack_setup(state, attack, attack.vigilance, rolled.threshold),
-        test_base=rolled.test_base,
-    )
     dice_sum = sum(rolled.counted)
-    struck = strike(setup, rolled.shots, dice_sum, None if area is None else frozenset({area}))
+    if worked_out is not None:
+        setup, struck = worked_out
+    else:
+        setup = changed(
+            attack_setup(state, attack, attack.vigilance, rolled.threshold),
+            test_base=rolled.test_base,
+        )
+        options = None if area is None else frozenset({area})
+        struck = strike(setup, rolled.shots, dice_sum, options)
     if not struck.hit:
         out = [
             E.AttackResolved(attacker.id, target.id, weapon.key, False, struck.reason, area, used)

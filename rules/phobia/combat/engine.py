@@ -84,10 +84,20 @@ def decide(state: Encounter, command, rng) -> tuple:
     return K.decide(state, command, rng, HANDLERS, evolve, settle)
 
 
+def play(state: Encounter, command, rng) -> tuple:
+    """`decide`'s events and the state after them, folded once (simulations)."""
+    return K.play(state, command, rng, HANDLERS, evolve, settled)
+
+
 def settle(state: Encounter, rng) -> list:
     """What follows by itself: a turn ends once its actions are done (or its maker is
     down), the next in order begins, an aimed shot is fired at its half TO."""
-    return K.settle(state, rng, next_settlement, evolve, 500)
+    return settled(state, rng)[0]
+
+
+def settled(state: Encounter, rng) -> tuple[list, Encounter]:
+    """`settle`'s events and the state after them."""
+    return K.settled(state, rng, next_settlement, evolve, 500)
 
 
 def next_settlement(state: Encounter, rng) -> list:

@@ -7,7 +7,7 @@ state exactly; the handlers fold their own events in with it to see what follows
 `engine` hands it to the engine object.
 """
 
-from rules.combat_kit import combatant
+from rules.combat_kit import combatant, remembering
 from rules.errors import RulesError
 from rules.phobia.combat import events as E
 from rules.phobia.combat.state import (
@@ -80,6 +80,7 @@ def wound(c: Combatant, event: E.Wounded, now: int) -> Combatant:
     return c.with_(**changes)
 
 
+@remembering  # handlers fold their events to see what follows; `play` folds them again
 def evolve(state: Encounter, event) -> Encounter:
     kind = type(event)
     if kind is E.CombatantAdded:

@@ -4,8 +4,9 @@ combatant does when it must decide, written down so a GM can judge the result.
 1. **A new round** (lines 613-640): when nobody's turn is left, the GM starts the next.
 2. **An attack's target answers** (lines 700-760): against a melee attack it defends;
    against a ranged one it shoots back when it holds a ranged weapon (at the chest), else
-   seeks cover; when the rules allow none of these (checked without dice,
-   `view.refusal`) it lets the attack come.
+   seeks cover; when the rules allow none of these (checked up to the first die,
+   `combat_kit.refused_before_dice`: Phobia's handlers refuse before they roll, so it
+   answers as `view.refusal` does, without resolving the attack) it lets the attack come.
 3. **Flees when wounded** (the GM marks it): on its first turn with Trauma it leaves the
    fight (counted "fled"; Phobia's own Fly answer only keeps one out of one round).
 4. **Its turn**: it declares one action, or two when it fights in melee and stands more
@@ -20,9 +21,10 @@ combatant does when it must decide, written down so a GM can judge the result.
 
 import math
 
+from rules.combat_kit import refused_before_dice
 from rules.phobia.combat import commands as C
+from rules.phobia.combat import engine as X
 from rules.phobia.combat.state import Combatant, Encounter
-from rules.phobia.combat.view import refusal
 from rules.simulation import Fate
 
 AREA = "chest"  # the area a policy attack names (the attacker chooses, lines 668-680)
@@ -104,7 +106,7 @@ def _weapon(c: Combatant):
 
 def _first_allowed(state: Encounter, commands):
     for command in commands:
-        if refusal(state, command) is None:
+        if refused_before_dice(X.decide, state, command) is None:
             return command
     return None
 

@@ -6,7 +6,7 @@ state exactly; the handlers fold their own events in with it to see what follows
 `engine` hands it to the engine object.
 """
 
-from rules.combat_kit import combatant
+from rules.combat_kit import combatant, remembering
 from rules.errors import RulesError
 from rules.scene import EVENT_CLASSES as SCENE_KINDS
 from rules.scene import evolve_scene
@@ -37,6 +37,7 @@ def _put(state: Encounter, cid: str, **changes) -> Encounter:
     return state.put(combatant(state, cid).with_(**changes))
 
 
+@remembering  # handlers fold their events to see what follows; `play` folds them again
 def evolve(state: Encounter, event) -> Encounter:
     kind = type(event)
     if kind is E.CombatantAdded:
