@@ -237,12 +237,15 @@ T10_SOLDIER = {"initiative": 3, "skills": {"pistol": 3}, "weapons": [T10_PISTOL]
                "armour": [{"key": "vest", "name": "Väst", "protection": 3}]}  # fmt: skip
 
 
-def group_of(system: str, npcs: int, *, fighter: dict, npc_block: dict, gap: float):
-    """Three `fighter`s of side a against `npcs` of `npc_block`, `gap` metres apart."""
+def group_of(
+    system: str, npcs: int, *, fighter: dict, npc_block: dict, gap: float, house: dict | None = None
+):
+    """Three `fighter`s of side a against `npcs` of `npc_block`, `gap` metres apart (the
+    encounter's `house` rules, if given)."""
     from rules.engine import engine_for
 
     engine = engine_for(system, "combat")
-    state = engine.new_state({})
+    state = engine.new_state(house or {})
     for side, block, count, x in (("a", fighter, 3, 0.0), ("b", npc_block, npcs, gap)):
         for i in range(count):
             command = engine.parse_command({"type": "add_combatant", "name": f"{side}{i}",
@@ -345,3 +348,24 @@ def test_phobia_policy_checks_a_command_as_the_pages_do(monkeypatch):
     assert {answer for kind, answer, _quick, _full in seen if kind == "Respond"} == {
         "defend", "cover", "flee", "shoot_back"}  # fmt: skip
     assert {full for *_, full in seen} > {None}  # some were refused, and said why
+
+
+def test_phobia_a_broken_arm_or_leg_is_a_broken_limb():
+    """A failed Bryt check on an arm or a leg (the fold's loss "broken:arm"/"broken:leg")
+    is a broken limb; a broken rib or spine is not; the text takes no limb."""
+    from rules.phobia.combat import policy
+
+    engine, state = phobia_group_against(1)
+    c = state.combatants[0]
+    for losses, broken in (((), False), ((("broken:chest", 1),), False),
+                           ((("broken:arm", 1),), True), ((("broken:leg", 1),), True)):  # fmt: skip
+        fate = policy.fate(c.with_(losses=losses))
+        assert (fate.limb_broken, fate.limb_destroyed) == (broken, False)
+    # Where the hit area is rolled (the house rule), arms and legs are hit, and broken.
+    engine, state = group_of("phobia", 3, fighter=PHOBIA_FIGHTER, npc_block=PHOBIA_FIGHTER,
+                             gap=1.5, house={"hit_location": "random"})  # fmt: skip
+    summary = S.simulate(engine, state, fights=200, seed=4)
+    broken = sum(counts.get("limb_broken", 0) for counts in summary.fates.values())
+    assert broken > 0
+    assert all(counts.get("limb_broken", 0) <= counts.get("wounded", 0)
+               for counts in summary.fates.values())  # fmt: skip

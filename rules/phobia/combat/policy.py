@@ -40,11 +40,21 @@ def can_act(c: Combatant) -> bool:
     return c.acts
 
 
+LIMBS = ("arm", "leg")  # the table's limb areas (lines 969-975, 998-1004)
+
+
 def fate(c: Combatant) -> Fate:
-    """Phobia's serious injuries and losses count as wounds; which of them break or take a
-    limb is not read here (the simulation says wounded, unconscious, dead, fled)."""
+    """Phobia's serious injuries and losses count as wounds. A limb is broken when a
+    serious injury to an arm or a leg broke its bone (a failed Bryt+N! check, lines
+    970 and 999: the fold keeps it as the loss "broken:arm" or "broken:leg"). The text's
+    table takes no limb (Permanent! lowers attributes, lines 918-932), so none is ever
+    destroyed."""
     return Fate(
         wounded=c.trauma > 0 or bool(c.injuries),
+        limb_broken=any(
+            what.startswith("broken:") and what.removeprefix("broken:") in LIMBS and lost > 0
+            for what, lost in c.losses
+        ),
         unconscious=c.alive and not c.conscious,
         dead=not c.alive,
     )
