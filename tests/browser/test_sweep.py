@@ -34,7 +34,8 @@ from django.contrib.auth.hashers import make_password
 
 from campaigns.models import Campaign, JournalEntry
 from campaigns.services import campaign_join
-from combat import services
+from combat import services, simulations
+from combat.models import Simulation
 from core.demo import (
     DEMO_CAMPAIGN,
     DEMO_PHOBIA_CAMPAIGN,
@@ -137,9 +138,14 @@ def demo(tmp_path, monkeypatch):
     campaign_join(campaign=aoristos, user=guest)
     monkeypatch.setattr(services, "rng", random.Random(26))
 
-    # Aoristos: Torped beside Albert stabs him; Albert is asked for his vigilance.
+    # Aoristos: Torped beside Albert stabs him; Albert is asked for his vigilance. Each
+    # fight was simulated while it was set up, and the GM shared it (issue 29).
     fight = aoristos.encounters.get()
     run(fight, gm, {"type": "update_combatant", "id": "c2", "x": 1.0, "y": 0.0})
+    for campaign in (aoristos, phobia, t10):
+        simulated = simulations.start(campaign.encounters.get(), gm, fights=200)
+        simulations.wait(simulated)
+        Simulation.objects.filter(pk=simulated.pk).update(shared=True)
     run(fight, gm, {"type": "start"})
     run(fight, gm, {"type": "end_activation", "id": "c1"})
     run(fight, gm, {"type": "attack", "id": "c2", "target": "c1", "weapon": "knife"})
