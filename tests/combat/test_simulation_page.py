@@ -4,6 +4,8 @@ oavsett resultat") pre-filling the campaign's award form. The runs here are real
 simulation thread plays them against the test database."""
 
 import re
+import threading
+import time
 
 import pytest
 from django.urls import reverse
@@ -105,6 +107,10 @@ def test_the_gm_cancels_a_run_and_keeps_the_fights_played(client, fight, gm, mon
     english(client, gm)
     answer = start(client, fight, fights="5000")
     assert 'data-testid="simulation-cancel"' in answer.content.decode()
+    run = simulations.latest(fight)
+    while run.done == 0:  # playing (a run cancelled before its first fight counts none)
+        time.sleep(0.01)
+        run.refresh_from_db()
     cancelled = client.post(reverse("combat:simulate_cancel", args=[fight.pk]),
                             headers={"HX-Request": "true"})
     assert cancelled.status_code == 200
@@ -138,3 +144,17 @@ def test_the_award_link_fills_in_the_campaigns_award_form(client, fight, gm, run
     assert re.search(rf'name="challenge" value="{award["up"]}" id="id_challenge_\d" checked', form)
     assert re.search(r'name="method" value="combat" id="id_method_\d" required checked', form)
     assert 'value="The fight: Bakgården"' in form
+
+
+def test_a_run_cancelled_before_it_began_says_so(client, fight, gm, monkeypatch):
+    """The GM cancels while the run still waits for the simulation thread."""
+    english(client, gm)
+    hold = threading.Event()
+    busy = simulations.executor().submit(hold.wait)  # the thread is taken
+    start(client, fight, fights="1000")
+    client.post(reverse("combat:simulate_cancel", args=[fight.pk]))
+    hold.set()
+    busy.result(5)
+    run = finished(fight)
+    assert (run.status, run.result, run.done) == ("cancelled", None, 0)
+    assert "Cancelled before its first fights were counted." in section(client, fight)
