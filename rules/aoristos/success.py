@@ -11,6 +11,7 @@ are a draw.
 
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 
 from rules.aoristos.dice import Hand, Purpose, Roll, Roller, p_at_least, roll
 from rules.errors import RulesError
@@ -39,10 +40,13 @@ def base_threshold(property_count: int) -> int:
     return 4 + 2 * property_count
 
 
+@lru_cache(maxsize=64, typed=True)  # a fight asks for the same few hands again and again
 def test_hand(nerve_shock: int = 0, free: int = 0, forced: int = 0) -> Hand:  # noqa: PT028
     """The success-test hand: 1B1T, +1T per degree of nervchock, plus circumstances.
 
-    All F and T go into one normalisation, so they cancel before the 6-dice cap.
+    All F and T go into one normalisation, so they cancel before the 6-dice cap. (A hand
+    is immutable: one value serves every test; `typed`, so True is refused, not taken
+    for a 1 asked before.)
     """
     for name, value in (
         ("nerve_shock", nerve_shock),

@@ -1,5 +1,6 @@
 """Aoristos dice hands (p. 4): notation, normalisation, counted dice, exact odds."""
 
+import random
 from collections import Counter
 from fractions import Fraction
 from itertools import product
@@ -365,6 +366,17 @@ def test_roll_rejects_dice_outside_1_to_6():
 
     with pytest.raises(DiceError):
         roll(parse_hand("1B"), Broken())
+
+
+def test_fair_dice_are_what_randint_gives():
+    """`roll` draws a `random.Random`'s dice straight from its bits: the same dice, in the
+    same order, as `randint(1, 6)` (else stored fights and seeded simulations change)."""
+    fast, slow = random.Random(29), random.Random(29)
+    for count in (1, 2, 6, 1000):
+        assert dice_module.fair_dice(fast, count) == tuple(slow.randint(1, 6) for _ in range(count))
+    assert fast.random() == slow.random()
+    rolled, same = roll(parse_hand("2B2T"), random.Random(3)), random.Random(3)
+    assert rolled.dice == tuple(same.randint(1, 6) for _ in range(4))
 
 
 # --- exact probabilities ---------------------------------------------------------

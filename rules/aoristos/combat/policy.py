@@ -121,11 +121,13 @@ def _by_preference(c: Combatant, keys, reach: bool) -> list[str]:
 
 def _attack(state: Encounter, c: Combatant, target: Combatant, keys, reach: bool):
     for key in _by_preference(c, (*keys, UNARMED.key) if reach else keys, reach):
+        weapon = c.weapon(key)
+        if not reach and not weapon.ranged and not weapon.thrown:
+            continue  # out of reach: the rules refuse it (not asked: a refusal costs more)
         command = C.Attack(c.id, target.id, key)
         try:
             cost = attack_plan(state, c, command)["cost"]
         except RulesError as refused:
-            weapon = c.weapon(key)
             if refused.code == "no_ammo" and needs_ammo(weapon) and key in c.held:
                 reload = _allowed(state, C.Reload(c.id, key))
                 if reload is not None:

@@ -14,7 +14,7 @@ from rules.aoristos.combat.reading import (
     holds_real_melee_weapon,
 )
 from rules.aoristos.combat.state import UNARMED, Combatant, Encounter, PendingAttack
-from rules.combat_kit import combatant
+from rules.combat_kit import combatant, remembering
 
 
 def vigilance_options(state: Encounter, attack: PendingAttack) -> dict[str, int]:
@@ -67,6 +67,7 @@ def default_vigilance(options: dict[str, int], bonus: int = 0) -> tuple[str, ...
     return chosen
 
 
+@remembering  # asked whether it is possible (the options), then made (the roll)
 def vigilance_move(state: Encounter, attack: PendingAttack) -> tuple[float, float] | None:
     """p. 9: with RÖR in vigilance and no cover, the target moves: in melee 1 m away from
     the attacker; at range at least 1 m, across the line of fire (without a map of cover,
