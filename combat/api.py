@@ -15,6 +15,8 @@ carries the CSRF token in X-CSRFToken as the pages do).
   with its progress and, once counted, its report (each side's chance, each combatant's
   fates, the rounds, the p. 3 award); POST {"fights", "flees", "wait"} starts one (202;
   200 when "wait" is true and it is done); POST .../simulation/cancel cancels it.
+- GET  /api/v1/encounters/<id>/story: the fight's story in numbers, per combatant (for
+  everyone once the fight is over; the GM's at any time, a player's 403 before).
 """
 
 import json
@@ -22,7 +24,7 @@ import json
 from django.http import Http404, JsonResponse
 from django.views.decorators.http import require_GET, require_POST
 
-from combat import services, simulations
+from combat import fight_story, services, simulations
 from combat.models import Encounter
 from combat.views import LogIn, command_from_post, encounter_for, previews_for
 from rules.errors import RulesError
@@ -220,3 +222,20 @@ def simulation_cancel(request, pk: int):
     simulations.cancel(run)
     run.refresh_from_db()
     return JsonResponse(simulation_data(encounter, run))
+
+
+@require_GET
+def story(request, pk: int):
+    """The fight's story in numbers (issue 29): for everyone once it is over, for the GM
+    at any time."""
+    found, failed = member_encounter(request, pk)
+    if failed:
+        return failed
+    encounter, membership = found
+    if encounter.kind != Encounter.Kind.COMBAT:
+        return error("the chronicle is no fight: it has no story in numbers", 404)
+    if not fight_story.shown_to(encounter, membership):
+        return error("the story is told when the fight is over", 403)
+    told = fight_story.story_of(encounter)
+    return JsonResponse({"version": encounter.version, "ended": encounter.ended,
+                         "story": told.as_dict()})

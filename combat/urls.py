@@ -31,4 +31,5 @@ urlpatterns = [
     path("api/v1/encounters/<id:pk>/simulation", api.simulation, name="api_simulation"),
     path("api/v1/encounters/<id:pk>/simulation/cancel", api.simulation_cancel,
          name="api_simulation_cancel"),
+    path("api/v1/encounters/<id:pk>/story", api.story, name="api_story"),
 ]

@@ -23,7 +23,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from campaigns.access import get_campaign, get_membership
-from combat import battle_map, running, services
+from combat import battle_map, fight_story, running, services
 from combat.forms import EncounterForm, MapPictureForm
 from combat.models import Encounter, MapPicture, NpcTemplate
 from combat.templatetags.aoristos_combat import refusal, translated
@@ -223,6 +223,8 @@ def page_context(request, encounter, membership, result=None, **extra) -> dict:
         from combat.simulation_views import section_context
 
         context |= section_context(encounter, membership)
+        if encounter.ended:  # the story in numbers, for everyone (issue 29)
+            context["story"] = fight_story.story_of(encounter)
     if membership.is_gm and encounter.kind == Encounter.Kind.CHRONICLE:
         # First aid names its helpers, with their Livräddning from the sheet (issue 26).
         context["aid_helpers"] = [
