@@ -9,7 +9,11 @@ from typing import Any
 
 from rules import scene
 from rules.aoristos.combat.state import Combatant
-from rules.combat_kit import CombatantRemoved, CombatantUpdated  # alike in every system
+from rules.combat_kit import (  # the roster's events are alike in every system
+    CombatantRemoved,
+    CombatantUpdated,
+    quick_init,
+)
 
 
 @dataclass(frozen=True)
@@ -60,6 +64,7 @@ class RoundStarted:
     round: int
 
 
+@quick_init  # one of a simulated fight's hottest values (combat_kit.quick_init)
 @dataclass(frozen=True)
 class ActivationStarted:
     """The stress roll 1B1F, the lowest die counts (p. 6); with a drawn bow, the FYS test
@@ -175,6 +180,7 @@ class ExtendedCancelled:
     reason: str
 
 
+@quick_init  # one of a simulated fight's hottest values (combat_kit.quick_init)
 @dataclass(frozen=True)
 class AttackDeclared:
     attacker: str
@@ -190,6 +196,7 @@ class AttackDeclared:
     distance: float = 0.0
 
 
+@quick_init  # one of a simulated fight's hottest values (combat_kit.quick_init)
 @dataclass(frozen=True)
 class VigilanceChosen:
     """The target's vigilance (p. 8) and the attack's ST with its parts (p. 9-10)."""
@@ -202,6 +209,7 @@ class VigilanceChosen:
     moved: float = 0.0
 
 
+@quick_init  # one of a simulated fight's hottest values (combat_kit.quick_init)
 @dataclass(frozen=True)
 class AttackRolled:
     """The attack test and the area roll together (p. 9)."""
@@ -228,6 +236,7 @@ class AttackAborted:
     attacker: str
 
 
+@quick_init  # one of a simulated fight's hottest values (combat_kit.quick_init)
 @dataclass(frozen=True)
 class AttackResolved:
     """Step 6 (p. 9, 12): the outcome, and the strength with its parts."""
@@ -246,6 +255,7 @@ class AttackResolved:
     damage: int = 0
 
 
+@quick_init  # one of a simulated fight's hottest values (combat_kit.quick_init)
 @dataclass(frozen=True)
 class Wounded:
     """One wound and everything it sets off at once (p. 13-14)."""
@@ -310,6 +320,7 @@ class ReactionDone:
     test: tuple[tuple[int, ...], int, int, bool] | None = None
 
 
+@quick_init  # one of a simulated fight's hottest values (combat_kit.quick_init)
 @dataclass(frozen=True)
 class ActivationEnded:
     """p. 6, 13: left-over KP become the vigilance bonus, nervchock falls by VIL (not

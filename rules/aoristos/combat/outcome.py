@@ -26,11 +26,13 @@ from math import factorial, prod
 from rules.aoristos.combat import figures as F
 from rules.aoristos.combat.gear import AREAS
 from rules.aoristos.dice import Hand, Purpose, distribution
+from rules.combat_kit import quick_init
 
 AREA_LIMIT = 4  # p. 9: 4 or more projectiles in one attack have no hit area
 SIDES = 6
 
 
+@quick_init  # one of a simulated fight's hottest values (combat_kit.quick_init)
 @dataclass(frozen=True)
 class AttackSetup:
     """The figures of one attack that the dice do not decide (p. 8-12).
@@ -107,6 +109,7 @@ class AttackSetup:
         return F.damage(active - self.protection_on(area), self.toughness, head=area == "head")
 
 
+@quick_init  # one of a simulated fight's hottest values (combat_kit.quick_init)
 @dataclass(frozen=True)
 class Struck:
     """One attack's outcome. `reason`: "hit", "miss" (total under ST) or "hidden_area"

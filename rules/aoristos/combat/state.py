@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rules.aoristos.combat.gear import LIMBS, Armour, Weapon
-from rules.combat_kit import Roster, changed, pairs_get
+from rules.combat_kit import Roster, changed, pairs_get, quick_init
 from rules.scene import VALUE_TYPES as SCENE_VALUES
 from rules.scene import Scene
 
@@ -25,8 +25,9 @@ UNARMED = Weapon(
 
 
 def pairs_set(pairs: tuple[tuple[str, Any], ...], key: str, value: Any) -> tuple:
-    out = tuple((k, v) for k, v in pairs if k != key)
-    return (*out, (key, value))
+    """`pairs` with `key`'s pair last, holding `value` (a list, not a generator: a wound
+    sets two of them, and the fold is hot)."""
+    return (*[pair for pair in pairs if pair[0] != key], (key, value))
 
 
 @dataclass(frozen=True)
@@ -164,6 +165,7 @@ class Combatant:
     with_ = changed
 
 
+@quick_init  # one of a simulated fight's hottest values (combat_kit.quick_init)
 @dataclass(frozen=True)
 class PendingAttack:
     """An attack between its declaration and its resolution (p. 9): waiting for the
