@@ -704,3 +704,10 @@ def test_any_command_is_done_or_refused_never_a_crash(commands, rng):
             state = ENGINE.evolve(state, event)
         ENGINE.describe(state, events, None)
         ENGINE.view(state, None)
+
+
+@pytest.mark.parametrize("amount", ["²", "٣", "¹⁰"])
+def test_a_psych_trauma_in_other_digits_is_refused_not_a_crash(amount):
+    """str.isdigit() takes superscripts and other scripts' digits; int() does not."""
+    with pytest.raises(RulesError):
+        ENGINE.parse_command({"type": "gain_psych_trauma", "amount": amount})

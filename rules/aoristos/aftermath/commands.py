@@ -223,7 +223,9 @@ def _gain(data: dict) -> GainPsychTrauma:
             raise RulesError(f"hand: {error}", code="bad_field") from None
     elif data.get("amount") not in (None, ""):
         amount = data.get("amount")
-        if isinstance(amount, str) and amount.strip().isdigit():
+        # ASCII digits only: "²".isdigit() is true, and int("²") fails (found by
+        # test_any_command_is_done_or_refused_never_a_crash).
+        if isinstance(amount, str) and amount.strip().isascii() and amount.strip().isdigit():
             amount = int(amount)
         amount = _int({"amount": amount}, "amount", ..., 1, 99)
     else:
