@@ -20,6 +20,7 @@ from campaigns.services import campaign_create
 from characters.models import Character
 from combat import services
 from combat.models import Encounter
+from tests.browser.test_sweep import check
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -186,4 +187,6 @@ def story_check(gm, player, shot):
         assert 1 <= dealt == taken <= 4, (dealt, taken)
         story.scroll_into_view_if_needed()
         shot(page, name)
-    assert player.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    # The phone after the fight (the story, the shared simulation): the sweep's checks
+    # (360 px wide, 44 px controls, axe).
+    assert check(player, "08-player-after-the-fight", shot) == []
