@@ -164,17 +164,26 @@ def simulation_data(encounter, run) -> dict:
     }}
 
 
+def gm_fight(request, pk: int):
+    """(the fight, None) for its GM, else (None, the error): 401, 404 for non-members and
+    the chronicle (no fight to simulate), 403 for players."""
+    found, failed = member_encounter(request, pk)
+    if failed:
+        return None, failed
+    encounter, membership = found
+    if encounter.kind != Encounter.Kind.COMBAT:
+        return None, error("the chronicle has no fight to simulate", 404)
+    if not membership.is_gm:
+        return None, error("only the GM simulates a fight", 403)
+    return encounter, None
+
+
 def simulation(request, pk: int):
     """GET: the encounter's latest simulation (GM only). POST {"fights": 1000, "flees":
     [ids], "wait": false}: start one (202; with "wait": true, 200 once it is done)."""
-    found, failed = member_encounter(request, pk)
+    encounter, failed = gm_fight(request, pk)
     if failed:
         return failed
-    encounter, membership = found
-    if encounter.kind != Encounter.Kind.COMBAT:
-        return error("the chronicle has no fight to simulate", 404)
-    if not membership.is_gm:
-        return error("only the GM simulates a fight", 403)
     if request.method == "GET":
         return JsonResponse(simulation_data(encounter, simulations.latest(encounter)))
     if request.method != "POST":
@@ -208,14 +217,9 @@ def simulation(request, pk: int):
 
 @require_POST
 def simulation_cancel(request, pk: int):
-    found, failed = member_encounter(request, pk)
+    encounter, failed = gm_fight(request, pk)
     if failed:
         return failed
-    encounter, membership = found
-    if encounter.kind != Encounter.Kind.COMBAT:
-        return error("the chronicle has no fight to simulate", 404)
-    if not membership.is_gm:
-        return error("only the GM simulates a fight", 403)
     run = simulations.latest(encounter)
     if run is None:
         return error("no simulation to cancel", 404)

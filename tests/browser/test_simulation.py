@@ -12,7 +12,6 @@ docstring for the arithmetic). The simulation runs in the server process's own t
 import re
 
 import pytest
-from django.contrib.auth.hashers import make_password
 from playwright.sync_api import expect
 
 from campaigns.models import Membership
@@ -20,11 +19,12 @@ from campaigns.services import campaign_create
 from characters.models import Character
 from combat import services
 from combat.models import Encounter
+from tests.browser.test_combat import combatant_id, real_user
+from tests.browser.test_prompts import open_page
 from tests.browser.test_sweep import check
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-PASSWORD = "hjortspår-i-frusen-mark"
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 360, "height": 740}
 LIVE = 3_000
@@ -39,9 +39,7 @@ GUARD = {"type": "add_combatant", "name": "Vakten", "side": "b", "x": 5.0, "phys
 def prepared(django_user_model):
     """Albert (the player's, a pistol in his right hand) and the guard, set up."""
     services.forget()
-    gm, player = (django_user_model.objects.create(
-        username=name, password=make_password(PASSWORD, hasher="pbkdf2_sha256"))
-        for name in ("spelledaren", "spelaren"))
+    gm, player = (real_user(django_user_model, name) for name in ("spelledaren", "spelaren"))
     campaign = campaign_create(gm=gm, name="Nattens kant")
     Membership.objects.create(campaign=campaign, user=player, seat=1)
     albert = Character.objects.create(owner=player, campaign=campaign, name="Albert",
@@ -59,31 +57,11 @@ def prepared(django_user_model):
     return encounter
 
 
-def open_page(browser, site_server, username, viewport, path):
-    context = browser.new_context(viewport=viewport)
-    page = context.new_page()
-    errors = []
-    page.on("console", lambda m: m.type == "error" and errors.append(m.text))
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(f"{site_server.url}/accounts/login/?next={path}")
-    page.fill("#id_username", username)
-    page.fill("#id_password", PASSWORD)
-    page.get_by_role("button", name=re.compile("Logga in|Log in")).click()
-    expect(page.locator("#live-status")).to_have_attribute("data-state", "live")
-    return context, page, errors
-
-
-def combatant_id(page, name) -> str:
-    row = page.get_by_test_id("combatants").locator("li", has_text=name)
-    return row.get_attribute("data-testid").removeprefix("combatant-")
-
-
 def test_the_gm_simulates_the_fight_plays_it_and_awards_what_it_found(
         browser, site_server, prepared, shot):
     path = f"/encounters/{prepared.pk}/"
-    gm_context, gm, gm_errors = open_page(browser, site_server, "spelledaren", DESKTOP, path)
-    player_context, player, player_errors = open_page(
-        browser, site_server, "spelaren", PHONE, path)
+    gm, gm_errors = open_page(browser, site_server, "spelledaren", DESKTOP, path)
+    player, player_errors = open_page(browser, site_server, "spelaren", PHONE, path)
 
     # Before the first die: only the GM has the section, with its form.
     section = gm.get_by_test_id("simulation")
@@ -166,8 +144,8 @@ def test_the_gm_simulates_the_fight_plays_it_and_awards_what_it_found(
 
     assert gm_errors == [], gm_errors
     assert player_errors == [], player_errors
-    gm_context.close()
-    player_context.close()
+    gm.context.close()
+    player.context.close()
 
 
 def story_check(gm, player, shot):
