@@ -13,7 +13,7 @@ carries the CSRF token in X-CSRFToken as the pages do).
   An attack the rules refuse is 400 {"error", "ok": false, "why", "why_template", ...}.
 - GET  /api/v1/encounters/<id>/simulation (GM only): the latest simulated run (issue 29)
   with its progress and, once counted, its report (each side's chance, each combatant's
-  fates, the rounds, the p. 3 award); POST {"fights", "flees", "wait"} starts one (202;
+  fates, the rounds, the p. 4 award); POST {"fights", "flees", "wait"} starts one (202;
   200 when "wait" is true and it is done); POST .../simulation/cancel cancels it.
 - GET  /api/v1/encounters/<id>/story: the fight's story in numbers, per combatant (for
   everyone once the fight is over; the GM's at any time, a player's 403 before).

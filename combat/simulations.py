@@ -14,7 +14,7 @@ page or the API without blocking either:
 - **From the state the GM sees.** The run starts from the encounter's state at its
   version (the process's folded state, not read again); the result names that version,
   and a page marks it stale once the fight has moved on.
-- **The p. 3 award** (Aoristos) is simulated from the fight as it was set up: the state
+- **The p. 4 award** (Aoristos) is simulated from the fight as it was set up: the state
   itself before the start, else the fold of the log up to the start. Its thresholds are
   the campaign's house rules (`rules.aoristos.system.AWARD_HOUSE_RULES`).
 - **A process that dies** leaves its running row behind: a row whose progress has not
@@ -45,7 +45,7 @@ MAX_FIGHTS = 5000
 MAX_QUEUED = 8  # runs waiting in one process; more are refused with a reason
 PROGRESS_SECONDS = 0.25
 STALLED = timedelta(seconds=30)
-AWARD_SYSTEMS = frozenset({"aoristos"})  # the p. 3 table is Aoristos's
+AWARD_SYSTEMS = frozenset({"aoristos"})  # the p. 4 table is Aoristos's
 
 _executor: ThreadPoolExecutor | None = None
 _jobs: dict[int, tuple[int, "Job", Future]] = {}  # run pk -> (encounter pk, job, future)

@@ -1,5 +1,5 @@
 """The GM's simulation on the encounter page (issue 29): a run off the request thread
-with its progress, cancel, stale marker and sharing; the award it finds (p. 3, "Strid,
+with its progress, cancel, stale marker and sharing; the award it finds (p. 4, "Strid,
 oavsett resultat") pre-filling the campaign's award form. The runs here are real: the
 simulation thread plays them against the test database."""
 
