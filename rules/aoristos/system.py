@@ -65,7 +65,7 @@ SKILL_TERMS = (
     Term("wilderness", "Vildmark", "", "wilderness"),
 )
 
-# The award for a fight (p. 3, "Strid, oavsett resultat") is simulated (issue 29,
+# The award for a fight (p. 4, "Strid, oavsett resultat") is simulated (issue 29,
 # rules.simulation.award): the table names its rows, not where they begin.
 AWARD_HOUSE_RULES = (
     HouseRule(
@@ -74,7 +74,7 @@ AWARD_HOUSE_RULES = (
         AWARD_DEFAULTS["award_group_threat_percent"],
         minimum=1,
         maximum=100,
-        text="p. 3, Strid, oavsett resultat",
+        text="p. 4, Strid, oavsett resultat",
         help=gettext_noop(
             "The simulated award: the whole group is threatened (3 UP) when it fails to "
             "win at least this share of the simulated fights."
@@ -86,7 +86,7 @@ AWARD_HOUSE_RULES = (
         AWARD_DEFAULTS["award_no_threat_percent"],
         minimum=1,
         maximum=100,
-        text="p. 3, Strid, oavsett resultat",
+        text="p. 4, Strid, oavsett resultat",
     ),
     HouseRule(
         "award_alone_wins_percent",
@@ -94,7 +94,7 @@ AWARD_HOUSE_RULES = (
         AWARD_DEFAULTS["award_alone_wins_percent"],
         minimum=1,
         maximum=100,
-        text="p. 3, Strid, oavsett resultat",
+        text="p. 4, Strid, oavsett resultat",
     ),
 )
 

@@ -1,4 +1,4 @@
-"""The p. 3 award ("Strid, oavsett resultat") as the GM's page runs it (issue 29): with
+"""The p. 4 award ("Strid, oavsett resultat") as the GM's page runs it (issue 29): with
 the group's fights it already has, with progress over all its fights, and cancelled."""
 
 from rules import simulation as S
