@@ -126,6 +126,10 @@ def test_the_gm_simulates_the_fight_plays_it_and_awards_what_it_found(
     prompt.get_by_test_id("vigilance-submit").click()
     player.get_by_test_id("proceed").click(timeout=LIVE)
     expect(gm.locator("#roll-log .combat-wounded")).to_contain_text("Vakten", timeout=LIVE)
+    # The GM's panel has caught up (attack, vigilance, go on): a later refresh would
+    # close the fold below while it is being used.
+    expect(gm.get_by_test_id("encounter-state")).to_have_attribute("data-version", "6",
+                                                                    timeout=LIVE)
 
     # The GM ends the fight (two steps), then follows the award link.
     fold = gm.get_by_test_id("end-fold")
