@@ -27,6 +27,7 @@ from itertools import combinations_with_replacement
 from math import factorial, prod
 from typing import Protocol
 
+from rules.combat_kit import quick_init
 from rules.errors import RulesError
 
 __all__ = [
@@ -241,6 +242,7 @@ def parse_hand(text: str) -> Hand:
     return Hand.of(int(base), extra["F"], extra["T"], modifier)
 
 
+@quick_init  # every test and attack rolls one: a simulated fight makes dozens
 @dataclass(frozen=True)
 class Roll:
     """One roll of a hand.
@@ -299,12 +301,10 @@ def _counted(hand: Hand, dice: tuple[int, ...], highest: bool) -> tuple[int, ...
         return dice
     if hand.base == 1:  # most tests: the one die that counts
         return (max(dice) if highest else min(dice),)
-    if highest:
-        order = sorted(range(len(dice)), key=lambda i: (-dice[i], i))
-    else:
-        order = sorted(range(len(dice)), key=lambda i: (dice[i], i))
-    chosen = sorted(order[: hand.base])
-    return tuple(dice[i] for i in chosen)
+    # The highest (or lowest) dice, the earlier of equal ones first: a stable sort by
+    # face keeps equal faces in rolled order, reversed or not (the sort stays stable).
+    order = sorted(range(len(dice)), key=dice.__getitem__, reverse=highest)
+    return tuple([dice[i] for i in sorted(order[: hand.base])])
 
 
 def roll(hand: Hand, rng: Roller | None = None, purpose: Purpose = Purpose.TEST) -> Roll:
@@ -318,7 +318,8 @@ def roll(hand: Hand, rng: Roller | None = None, purpose: Purpose = Purpose.TEST)
     else:
         dice = tuple([rng.randint(1, SIDES) for _ in range(count)])
         _check_dice(dice)
-    counted = _counted(hand, dice, _counts_highest(hand, purpose))
+    # `_counts_highest`, inline (every die of a simulated fight comes through here)
+    counted = _counted(hand, dice, bool(hand.free) and purpose is Purpose.TEST)
     return Roll(hand, dice, counted, sum(counted) + hand.modifier)
 
 

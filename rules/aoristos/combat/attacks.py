@@ -20,10 +20,10 @@ from rules.aoristos.combat.movement import escape_decision
 from rules.aoristos.combat.outcome import AttackSetup, strike
 from rules.aoristos.combat.reading import (
     PAIN_THRESHOLD,
+    AttackFacts,
     arm_ok,
-    attack_is_melee,
+    attack_facts,
     distance,
-    fired_in_melee,
     holds_real_melee_weapon,
     in_melee,
     needs_ammo,
@@ -34,7 +34,6 @@ from rules.aoristos.combat.state import UNARMED, Combatant, Encounter, PendingAt
 from rules.aoristos.combat.vigilance import (
     default_vigilance,
     vigilance_bonus,
-    vigilance_move,
     vigilance_options,
 )
 from rules.aoristos.combat.wounds import wound_event
@@ -105,6 +104,7 @@ def threshold_parts(
     attack: PendingAttack,
     properties: tuple[str, ...],
     options: dict[str, int] | None = None,
+    facts: AttackFacts | None = None,
 ) -> list[tuple[str, int]]:
     """The attack's ST, part by part (p. 8-10): vigilance, then melee and range.
 
@@ -114,20 +114,20 @@ def threshold_parts(
     in the melee with a short or long firearm or a bow (p. 10; throws and slings have no
     such malus). Aim of either kind is forbidden in melee (p. 10).
 
-    `options`: the target's `vigilance_options` against this attack, when the caller has
-    them already."""
-    target = combatant(state, attack.target)
-    attacker = combatant(state, attack.attacker)
-    weapon = attacker.weapon(attack.weapon) or UNARMED
+    `options`: the target's `vigilance_options` against this attack, and `facts` its
+    `reading.AttackFacts`, when the caller has them already."""
+    if facts is None:
+        facts = attack_facts(state, attack)
+    attacker, target, weapon = facts.attacker, facts.target, facts.weapon
     parts: list[tuple[str, int]] = []
     if target.aware and target.acts:
         if options is None:
-            options = vigilance_options(state, attack)
+            options = vigilance_options(state, attack, facts)
         parts += [(key, options[key]) for key in properties]
         if properties:  # p. 8: no vigilance used, ST 0; the bonus helps vigilance only
             parts.append(vigilance_bonus(state, target))
-    melee = in_melee(state, attacker)
-    melee_attack = attack_is_melee(state, attack)
+    melee = facts.attacker_in_melee
+    melee_attack = facts.melee_attack
     if (melee_attack or melee) and attacker.posture != "standing":
         parts.append(("attacker_down", 2))  # p. 10
     if melee_attack:
@@ -135,7 +135,7 @@ def threshold_parts(
             parts.append(("one_hand_two_handed", max(0, 5 - attacker.physique)))  # p. 10
         return parts
     firearm_or_bow = weapon.firearm is not None or weapon.skill == "bow"  # p. 10's words
-    if firearm_or_bow and fired_in_melee(state, attacker, target) and target.posture == "standing":
+    if firearm_or_bow and facts.fired_in_melee and target.posture == "standing":
         parts.append(("firing_in_melee", 3 if weapon.long_in_melee else 1))  # p. 10
     aim = attacker.range_aim if attacker.range_aim_target == target.id and not melee else 0
     parts.append(("range", F.range_malus(distance(attacker, target), weapon.range_categories, aim)))
@@ -147,19 +147,21 @@ def attack_setup(
     attack: PendingAttack,
     properties: tuple[str, ...],
     threshold: int | None = None,
+    facts: AttackFacts | None = None,
 ) -> AttackSetup:
     """The attack's figures once the target has named `properties` as its vigilance
     (steps 2-3, p. 9): all the dice need to decide the outcome (`outcome.strike`).
     `threshold`: the ST already set (after the roll the vigilance move has happened,
-    and the ST stays what it was when the dice were rolled)."""
-    attacker = combatant(state, attack.attacker)
-    target = combatant(state, attack.target)
-    weapon = attacker.weapon(attack.weapon) or UNARMED
+    and the ST stays what it was when the dice were rolled). `facts`: the attack's
+    `reading.AttackFacts` in `state`, when the caller has them."""
+    if facts is None:
+        facts = attack_facts(state, attack)
+    attacker, target, weapon = facts.attacker, facts.target, facts.weapon
     mode = next((m for m in weapon.modes if m.auto), None) if attack.auto else None
     return AttackSetup(
         test_base=attack_base(attacker, weapon),
         threshold=(
-            sum(value for _, value in threshold_parts(state, attack, properties))
+            sum(value for _, value in threshold_parts(state, attack, properties, None, facts))
             if threshold is None
             else threshold
         ),
@@ -368,8 +370,9 @@ def _vigilance(state: Encounter, cmd: C.Vigilance, rng):
     attack = state.attack
     if attack is None or attack.stage != "vigilance" or attack.target != cmd.id:
         refuse(_("no attack waits for this combatant's vigilance"), "no_attack")
-    options = vigilance_options(state, attack)
-    bonus = vigilance_bonus(state, combatant(state, cmd.id))[1]
+    facts = attack_facts(state, attack)  # looked up once for the whole attack
+    options = vigilance_options(state, attack, facts)
+    bonus = vigilance_bonus(state, facts.target)[1]
     chosen = default_vigilance(options, bonus) if cmd.default else tuple(cmd.properties)
     if len(chosen) > F.VIGILANCE_MAX:
         refuse(_("at most three properties in vigilance (p. 8)"), "too_many")
@@ -380,7 +383,7 @@ def _vigilance(state: Encounter, cmd: C.Vigilance, rng):
             refuse(
                 _("{field!r} cannot be used against this attack"), "not_allowed", key=key, field=key
             )
-    return roll_attack(state, attack, chosen, rng, options)
+    return roll_attack(state, attack, chosen, rng, options, facts)
 
 
 def roll_attack(
@@ -389,16 +392,19 @@ def roll_attack(
     chosen: tuple,
     rng,
     options: dict[str, int] | None = None,
+    facts: AttackFacts | None = None,
 ) -> list:
     """Steps 2-6 (p. 9): the ST, the vigilance move, the auto dice (p. 11), the attack test
     and the area roll; then the abort decision or the resolution. What the dice make of
     it is `outcome.strike`, the function the preview's odds are the distribution of.
-    `options`: the target's vigilance options, when the caller has them."""
-    attacker = combatant(state, attack.attacker)
-    target = combatant(state, attack.target)
-    parts = threshold_parts(state, attack, chosen, options)
-    setup = attack_setup(state, attack, chosen, sum(value for _, value in parts))
-    move_to = vigilance_move(state, attack) if "agility" in chosen else None
+    `options`: the target's vigilance options, and `facts` the attack's
+    `reading.AttackFacts`, when the caller has them."""
+    if facts is None:
+        facts = attack_facts(state, attack)
+    attacker, target = facts.attacker, facts.target
+    parts = threshold_parts(state, attack, chosen, options, facts)
+    setup = attack_setup(state, attack, chosen, sum(value for _, value in parts), facts)
+    move_to = facts.move_to if "agility" in chosen else None  # `vigilance_move`
     chose = E.VigilanceChosen(
         target.id, chosen, setup.threshold, tuple(parts), move_to, 1.0 if move_to else 0.0
     )

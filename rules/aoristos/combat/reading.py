@@ -5,6 +5,7 @@ tests against pain and sight (GST 6, p. 6-7, 11, 13). No handler is here.
 """
 
 import math
+from typing import NamedTuple
 
 from rules.aoristos.combat import figures as F
 from rules.aoristos.combat.state import UNARMED, Combatant, Encounter, PendingAttack
@@ -89,3 +90,47 @@ def attack_is_melee(state: Encounter, attack: PendingAttack) -> bool:
     attacker = combatant(state, attack.attacker)
     weapon = attacker.weapon(attack.weapon) or UNARMED
     return not weapon.ranged and not weapon.thrown
+
+
+class AttackFacts(NamedTuple):
+    """What every step of one attack reads of the encounter alike (p. 8-12): its attacker,
+    target and weapon, whether it is a melee attack, whether the attacker is in melee, and
+    whether it is fired in a melee (`fired_in_melee`); and where RÖR in vigilance moves
+    the target (`vigilance.vigilance_move`, None in cover). The vigilance options, the
+    threshold and the attack's setup each looked them all up again, and an attack asks
+    them in one command (`attacks.roll_attack`): looked up once, they are handed down."""
+
+    attacker: Combatant
+    target: Combatant
+    weapon: object
+    melee_attack: bool
+    attacker_in_melee: bool
+    fired_in_melee: bool
+    move_to: tuple[float, float] | None
+
+
+def attack_facts(state: Encounter, attack: PendingAttack) -> AttackFacts:
+    """`AttackFacts` of `attack` in `state` (as `attack_is_melee`, `in_melee`,
+    `fired_in_melee` and `vigilance_move` say them, looked up once)."""
+    attacker = combatant(state, attack.attacker)
+    target = combatant(state, attack.target)
+    weapon = attacker.weapon(attack.weapon) or UNARMED
+    melee_attack = not weapon.ranged and not weapon.thrown
+    melee = in_melee(state, attacker)
+    move_to = None
+    if not target.cover:  # p. 9: `vigilance.vigilance_move`, which reads these
+        dx, dy = target.x - attacker.x, target.y - attacker.y
+        length = math.hypot(dx, dy) or 1.0
+        if melee_attack:
+            move_to = round(target.x + dx / length, 2), round(target.y + dy / length, 2)
+        else:
+            move_to = round(target.x - dy / length, 2), round(target.y + dx / length, 2)
+    return AttackFacts(
+        attacker,
+        target,
+        weapon,
+        melee_attack,
+        melee,
+        melee and in_melee(state, target),
+        move_to,
+    )

@@ -4,30 +4,31 @@ metre a target moves with RÖR in its vigilance (p. 9). The attack's threshold, 
 vigilance is the larger part, is `attacks.threshold_parts`.
 """
 
-import math
-
 from rules.aoristos.combat import figures as F
 from rules.aoristos.combat.reading import (
-    attack_is_melee,
+    AttackFacts,
+    attack_facts,
     effective_movement,
-    fired_in_melee,
     holds_real_melee_weapon,
 )
-from rules.aoristos.combat.state import UNARMED, Combatant, Encounter, PendingAttack
-from rules.combat_kit import combatant, remembering
+from rules.aoristos.combat.state import Combatant, Encounter, PendingAttack
 
 
-def vigilance_options(state: Encounter, attack: PendingAttack) -> dict[str, int]:
+def vigilance_options(
+    state: Encounter, attack: PendingAttack, facts: AttackFacts | None = None
+) -> dict[str, int]:
     """The properties the target may use against this attack (p. 8), with their values.
 
     RÖR, SIN, Undvika and the target's own level in the attacker's skill always;
     Närstridsvapen against any melee attack (−2 without a real melee weapon in hand, +2
     with a shield, and with a shield against throws too); Slagsmål against any melee
-    attack (−1 per occupied hand). A property counts once."""
-    target = combatant(state, attack.target)
-    attacker = combatant(state, attack.attacker)
-    weapon = attacker.weapon(attack.weapon) or UNARMED
-    melee_attack = attack_is_melee(state, attack) or fired_in_melee(state, attacker, target)
+    attack (−1 per occupied hand). A property counts once.
+
+    `facts`: the attack's `reading.AttackFacts` in `state`, when the caller has them."""
+    if facts is None:
+        facts = attack_facts(state, attack)
+    target, weapon = facts.target, facts.weapon
+    melee_attack = facts.melee_attack or facts.fired_in_melee
     shield = any(piece.shield for piece in target.armour)
     options = {
         "agility": target.agility,
@@ -42,7 +43,7 @@ def vigilance_options(state: Encounter, attack: PendingAttack) -> dict[str, int]
         )
     if melee_attack:
         options["brawling"] = target.skill("brawling") - target.occupied_hands
-    if "agility" in options and not vigilance_move_possible(state, attack):
+    if "agility" in options and not vigilance_move_possible(state, attack, facts):
         del options["agility"]
     return options
 
@@ -67,31 +68,28 @@ def default_vigilance(options: dict[str, int], bonus: int = 0) -> tuple[str, ...
     return chosen
 
 
-@remembering  # asked whether it is possible (the options), then made (the roll)
 def vigilance_move(state: Encounter, attack: PendingAttack) -> tuple[float, float] | None:
     """p. 9: with RÖR in vigilance and no cover, the target moves: in melee 1 m away from
     the attacker; at range at least 1 m, across the line of fire (without a map of cover,
-    the engine moves the 1 m the text requires, square to the line of fire)."""
-    target = combatant(state, attack.target)
-    attacker = combatant(state, attack.attacker)
-    if target.cover:
-        return None
-    dx, dy = target.x - attacker.x, target.y - attacker.y
-    length = math.hypot(dx, dy) or 1.0
-    if attack_is_melee(state, attack):
-        return round(target.x + dx / length, 2), round(target.y + dy / length, 2)
-    return round(target.x - dy / length, 2), round(target.y + dx / length, 2)
+    the engine moves the 1 m the text requires, square to the line of fire). Worked out
+    with the attack's other facts (`reading.attack_facts`: `move_to`)."""
+    return attack_facts(state, attack).move_to
 
 
-def vigilance_move_possible(state: Encounter, attack: PendingAttack) -> bool:
+def vigilance_move_possible(
+    state: Encounter, attack: PendingAttack, facts: AttackFacts | None = None
+) -> bool:
     """Whether the target can make the move RÖR in vigilance asks (p. 9). RÖR is always
     available (p. 8), also on the ground: a target sitting or lying rolls the metre aside
     in its posture, as its moves go there (1 m per KP, at most Förflyttning a round,
     p. 7), and the metre costs no KP (vigilance is no action, p. 8). It cannot be named
     only when that metre does not fit in the round (2 × Förflyttning standing,
-    Förflyttning on the ground, nervchock counted) and the target is not in cover."""
-    target = combatant(state, attack.target)
-    if vigilance_move(state, attack) is None:
+    Förflyttning on the ground, nervchock counted) and the target is not in cover.
+    `facts`: the attack's `reading.AttackFacts`, when the caller has them."""
+    if facts is None:
+        facts = attack_facts(state, attack)
+    if facts.move_to is None:
         return True
+    target = facts.target
     room = effective_movement(target) * (2 if target.posture == "standing" else 1)
     return target.moved + 1 <= room
