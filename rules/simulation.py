@@ -104,6 +104,22 @@ def standing(state, policy, fight: Fight) -> set[str]:
     return {c.side for c in state.combatants if policy.can_act(c) and c.id not in fight.fled}
 
 
+def _two_stand(state, policy, fight: Fight, sides: set[str]) -> bool:
+    """Whether at least two of `sides` still stand (`standing`): the play's loop asks it
+    before every command, so it stops at the second side found, not after every
+    combatant (the first of each side is usually among the first few)."""
+    first = None
+    fled = fight.fled
+    can_act = policy.can_act
+    for c in state.combatants:
+        side = c.side
+        if side != first and side in sides and can_act(c) and c.id not in fled:
+            if first is not None:
+                return True
+            first = side
+    return False
+
+
 def play_out(engine, state, rng: random.Random, plan: Plan = Plan()) -> Outcome:
     """One fight from `state` to its end, every die from `rng`."""
     policy = engine.policy
@@ -115,7 +131,7 @@ def play_out(engine, state, rng: random.Random, plan: Plan = Plan()) -> Outcome:
         state = engine.play(state, start, rng)[1]
     at_cap = stuck = False
     commands_this_round, this_round = 0, state.round
-    while len(standing(state, policy, fight) & sides) >= 2:
+    while _two_stand(state, policy, fight, sides):  # len(standing(...) & sides) >= 2
         if state.round - first_round >= plan.round_cap:  # the cap's last round is over
             at_cap = True
             break

@@ -10,7 +10,7 @@ from typing import Any
 
 from rules import scene
 from rules.aoristos.combat.gear import AREAS, Armour, Weapon
-from rules.combat_kit import MAX_TEXT, FieldReader, RemoveCombatant, bad, read_command
+from rules.combat_kit import MAX_TEXT, FieldReader, RemoveCombatant, bad, quick_init, read_command
 from rules.errors import RulesError
 
 MAX_COORD = 10_000.0
@@ -210,6 +210,7 @@ class Overwatch:
     y: float
 
 
+@quick_init  # a simulated fight's policy makes one per attack (combat_kit.quick_init)
 @dataclass(frozen=True)
 class Attack:
     id: str
@@ -221,6 +222,7 @@ class Attack:
     area: str | None = None  # the area wanted if the area dice allow a choice
 
 
+@quick_init  # a simulated fight's policy makes one per attack (combat_kit.quick_init)
 @dataclass(frozen=True)
 class Vigilance:
     """The target's choice (p. 8): at most three properties; `default` takes the offer."""
@@ -255,6 +257,7 @@ class Continue:
     id: str
 
 
+@quick_init  # a simulated fight's policy makes one per activation
 @dataclass(frozen=True)
 class EndActivation:
     id: str

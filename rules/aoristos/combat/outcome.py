@@ -135,6 +135,8 @@ def choose_area(setup: AttackSetup, options: frozenset[str], active: int) -> str
     one if allowed and not hidden, else the allowed area this hit hurts most (ties: the
     order of `AREAS`). When every allowed area is hidden, the one it goes to anyway."""
     open_ = options - setup.hidden or options
+    if len(open_) == 1:  # a plain area roll (1B) allows one area: it goes there
+        return next(iter(open_))
     if setup.called_area in open_:
         return setup.called_area
     ranked = [a for a in AREAS if a in open_]

@@ -100,11 +100,18 @@ def _activation(state: Encounter, c: Combatant, plan, fight):
             return C.EndActivation(c.id)
         if _allowed(state, C.Continue(c.id)) is not None:
             return C.Continue(c.id)
-    foes = [o for o in state.combatants if o.side != c.side and o.acts and o.id not in fight.fled]
-    if not foes:
+    # The nearest foe who can act, the lower id on a tie: `min` over them by (distance,
+    # id), in one pass that keeps the distance (every decision of a fight asks it).
+    target, gap = None, 0.0
+    side, fled = c.side, fight.fled
+    for o in state.combatants:
+        if o.side != side and o.acts and o.id not in fled:
+            d = distance(c, o)
+            if target is None or (d, o.id) < (gap, target.id):
+                target, gap = o, d
+    if target is None:
         return C.EndActivation(c.id)
-    target = min(foes, key=lambda o: (distance(c, o), o.id))
-    reach = distance(c, target) <= state.house.melee_reach
+    reach = gap <= state.house.melee_reach
     return (
         _attack(state, c, target, c.held, reach)
         or _draw(state, c, target, reach)
