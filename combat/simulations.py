@@ -41,7 +41,6 @@ log = logging.getLogger(__name__)
 
 DEFAULT_FIGHTS = 1000
 FIGHT_CHOICES = (200, 1000, 5000)
-MAX_FIGHTS = 5000
 MAX_QUEUED = 8  # runs waiting in one process; more are refused with a reason
 PROGRESS_SECONDS = 0.25
 STALLED = timedelta(seconds=30)
