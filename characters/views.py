@@ -4,6 +4,7 @@ from fractions import Fraction
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
+from django.db import transaction
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.functional import SimpleLazyObject
 from django.utils.translation import gettext as _
@@ -494,7 +495,10 @@ def character_delete(request, pk: int):
     if character.owner_id != request.user.pk:
         raise PermissionDenied  # a GM edits a player's character but never deletes it
     if request.method == "POST":
-        character.delete()
+        with transaction.atomic():
+            # An undo protects the spend it undid (DpEntry.undoes): the undos go first.
+            character.ledger.filter(undoes__isnull=False).delete()
+            character.delete()
         messages.success(request, _("%(name)s was deleted.") % {"name": character.name})
         return redirect("characters:list")
     return render(request, "characters/delete.html", {"character": character})

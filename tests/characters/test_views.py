@@ -416,3 +416,19 @@ def test_sheet_labels_the_build_cost_and_the_saved_up_once_each(alice_client, al
     advancement = alice_client.get(reverse("characters:advancement", args=[albert.pk]))
     saved = 'Saved UP to spend: <strong data-testid="saved-dp">18<'
     assert saved in advancement.content.decode()
+
+
+def test_a_character_whose_ledger_holds_an_undo_is_deleted_too(alice_client, albert):
+    """An undo protects the spend it undid (DpEntry.undoes, PROTECT): deleting such a
+    character answered 500 until the undos were deleted first (found by issue 30's
+    round-trip test)."""
+    from characters.models import DpEntry
+
+    spend = DpEntry.objects.create(character=albert, kind="spend", amount=-2, key="firearms",
+                                   dp_before=10, dp_after=8)
+    DpEntry.objects.create(character=albert, kind="undo", amount=2, undoes=spend,
+                           dp_before=8, dp_after=10)
+    response = alice_client.post(reverse("characters:delete", args=[albert.pk]))
+    assert response.status_code == 302
+    assert not Character.objects.filter(pk=albert.pk).exists()
+    assert not DpEntry.objects.exists()
