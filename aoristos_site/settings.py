@@ -93,6 +93,7 @@ INSTALLED_APPS = [
     "campaigns",
     "table",
     "combat",
+    "archive",
 ]
 
 MIDDLEWARE = [

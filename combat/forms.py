@@ -101,27 +101,36 @@ class MapPictureForm(forms.Form):
     MAX_PIXELS = 40_000_000  # a picture's width × height: more is refused unread
 
     def clean_picture(self):
-        from PIL import Image, UnidentifiedImageError
-
         from combat.models import MapPicture
 
         upload = self.cleaned_data["picture"]
         if upload.size > MapPicture.MAX_BYTES:
             raise forms.ValidationError(_("The picture is larger than 5 MB."))
-        content = upload.read()
-        try:
-            with Image.open(io.BytesIO(content)) as image:
-                kind = image.format
-                width, height = image.size
-                if width * height > self.MAX_PIXELS:
-                    raise forms.ValidationError(_("The picture has too many pixels."))
-                image.verify()
-        except forms.ValidationError:
-            raise
-        except (UnidentifiedImageError, OSError, ValueError, SyntaxError,
-                Image.DecompressionBombError):
-            raise forms.ValidationError(_("This file is not a picture we can read.")) from None
-        if kind not in MapPicture.TYPES:
-            raise forms.ValidationError(_("Only PNG, JPEG or WebP pictures."))
-        return {"content": content, "content_type": MapPicture.TYPES[kind],
-                "width_px": width, "height_px": height}
+        return picture_facts(upload.read())
+
+
+def picture_facts(content: bytes) -> dict:
+    """A map picture's row fields from its bytes, checked as an image (an upload's, an
+    imported archive's); ValidationError when it is none we serve."""
+    from PIL import Image, UnidentifiedImageError
+
+    from combat.models import MapPicture
+
+    if len(content) > MapPicture.MAX_BYTES:
+        raise forms.ValidationError(_("The picture is larger than 5 MB."))
+    try:
+        with Image.open(io.BytesIO(content)) as image:
+            kind = image.format
+            width, height = image.size
+            if width * height > MapPictureForm.MAX_PIXELS:
+                raise forms.ValidationError(_("The picture has too many pixels."))
+            image.verify()
+    except forms.ValidationError:
+        raise
+    except (UnidentifiedImageError, OSError, ValueError, SyntaxError,
+            Image.DecompressionBombError):
+        raise forms.ValidationError(_("This file is not a picture we can read.")) from None
+    if kind not in MapPicture.TYPES:
+        raise forms.ValidationError(_("Only PNG, JPEG or WebP pictures."))
+    return {"content": content, "content_type": MapPicture.TYPES[kind],
+            "width_px": width, "height_px": height}

@@ -1,0 +1,201 @@
+"""The campaign archive's format (docs/archive.md): a zip of JSON with a schema version.
+
+::
+
+    manifest.json            format, schema, audience ("gm" or "player"), counts
+    campaign.json            the campaign, its house rules and members by username
+    characters.jsonl         one character a line, with its items, UP ledger, favourites
+    journal.jsonl, catalogue.jsonl, npc_templates.jsonl, bring_requests.jsonl
+    encounters.jsonl         fights and the chronicle, each with its map pictures' names
+    records.jsonl            every encounter's log: one record a line, every die in it
+    rolls.jsonl, membership_events.jsonl, notices.jsonl    the table's events
+    pictures/<id>.<ext>      the map pictures (PNG, JPEG, WebP)
+
+Rows name each other by the ids they had on the exporting server; users by username. An
+importer gives every row a new id and refuses a row that names one the archive lacks.
+This module reads an archive defensively (`Archive`): a zip whose members, sizes or
+compression ratios are out of bounds is refused before anything is read, and every line
+is parsed with its size capped.
+"""
+
+import json
+import re
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+
+FORMAT = "aoristos-table-campaign"
+CHARACTER_FORMAT = "aoristos-table-character"
+SCHEMA = 2  # what this version writes; it reads 1 and 2 (`upgrade`)
+CHARACTER_SCHEMA = 1
+
+MANIFEST = "manifest.json"
+CAMPAIGN = "campaign.json"
+# The line files, in the order they are written and read (a row comes after what it names).
+TABLES = (
+    "characters", "catalogue", "npc_templates", "journal", "bring_requests",
+    "encounters", "records", "rolls", "membership_events", "notices",
+)
+PICTURE_NAME = re.compile(r"pictures/([1-9][0-9]{0,17})\.(png|jpg|webp)")
+PICTURE_EXTENSIONS = {"image/png": "png", "image/jpeg": "jpg", "image/webp": "webp"}
+
+# Limits on what an importer reads: far above any real campaign (a year of weekly play is
+# a few MB), far below what would hurt the server.
+MAX_UPLOAD = 512 * 1024 * 1024  # bytes of the zip itself
+MAX_UNCOMPRESSED = 2 * 1024 * 1024 * 1024  # all members together, as declared
+MAX_MEMBER = 1024 * 1024 * 1024  # one line file
+MAX_SMALL = 4 * 1024 * 1024  # manifest.json, campaign.json
+MAX_PICTURE = 5 * 1024 * 1024  # combat.models.MapPicture.MAX_BYTES
+MAX_MEMBERS = 10_000
+MAX_RATIO = 200  # uncompressed / compressed, for members over 1 MiB: a zip bomb's is ~1000
+MAX_LINE = 16 * 1024 * 1024  # one row (a combat record's events are the largest)
+
+
+class ArchiveError(Exception):
+    """The archive is refused; the message says why, in words for the person importing."""
+
+
+def jsonl(rows) -> Iterator[bytes]:
+    for row in rows:
+        yield json.dumps(row, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+
+
+def loads(text: bytes | str, where: str):
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError) as error:  # also too many digits, too deep
+        raise ArchiveError(f"{where}: not JSON ({str(error)[:80]})") from None
+
+
+class Archive:
+    """A campaign archive opened for reading, its zip checked against the limits."""
+
+    def __init__(self, path: Path | str):
+        try:
+            self.zip = zipfile.ZipFile(path)
+        except (zipfile.BadZipFile, OSError, ValueError, EOFError) as error:
+            raise ArchiveError(f"not a zip file: {error}") from None
+        try:
+            self._check_members()
+            self.manifest = self.json(MANIFEST)
+            self._check_manifest()
+        except BaseException:
+            self.zip.close()
+            raise
+
+    def close(self) -> None:
+        self.zip.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def _check_members(self) -> None:
+        infos = self.zip.infolist()
+        if len(infos) > MAX_MEMBERS:
+            raise ArchiveError(f"the zip holds {len(infos)} files; an archive holds at most "
+                               f"{MAX_MEMBERS}")
+        names, total = set(), 0
+        allowed = {MANIFEST, CAMPAIGN} | {f"{table}.jsonl" for table in TABLES}
+        for info in infos:
+            name = info.filename
+            if name in names:
+                raise ArchiveError(f"the zip holds {name} twice")
+            names.add(name)
+            if name not in allowed and not PICTURE_NAME.fullmatch(name):
+                raise ArchiveError(f"the zip holds a file no campaign archive has: {name[:80]}")
+            if info.flag_bits & 0x1:
+                raise ArchiveError(f"{name} is encrypted")
+            if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+                raise ArchiveError(f"{name} is compressed in a way archives are not")
+            most = (MAX_SMALL if name in (MANIFEST, CAMPAIGN)
+                    else MAX_PICTURE if name.startswith("pictures/") else MAX_MEMBER)
+            if info.file_size > most:
+                raise ArchiveError(f"{name} is {info.file_size:,} bytes; at most {most:,}")
+            if info.file_size > 1024 * 1024 and info.file_size > MAX_RATIO * max(
+                    info.compress_size, 1):
+                raise ArchiveError(f"{name} unpacks to {info.file_size:,} bytes from "
+                                   f"{info.compress_size:,}: refused as a zip bomb")
+            total += info.file_size
+        if total > MAX_UNCOMPRESSED:
+            raise ArchiveError(f"the archive unpacks to {total:,} bytes; at most "
+                               f"{MAX_UNCOMPRESSED:,}")
+        if MANIFEST not in names:
+            raise ArchiveError("no manifest.json: not a campaign archive of Aoristos Table")
+        self.names = names
+
+    def _check_manifest(self) -> None:
+        manifest = self.manifest
+        if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
+            raise ArchiveError("not a campaign archive of Aoristos Table (manifest.json "
+                               "names another format)")
+        schema = manifest.get("schema")
+        if not isinstance(schema, int) or isinstance(schema, bool) or schema < 1:
+            raise ArchiveError("manifest.json: the schema is not a version number")
+        if schema > SCHEMA:
+            raise ArchiveError(f"the archive's schema is version {schema}; this server reads "
+                               f"versions 1 to {SCHEMA}: update Aoristos Table first")
+
+    def read(self, name: str, most: int) -> bytes:
+        if name not in self.names:
+            raise ArchiveError(f"the archive lacks {name}")
+        try:
+            with self.zip.open(name) as f:
+                data = f.read(most + 1)
+        except (zipfile.BadZipFile, OSError, EOFError, ValueError,
+                NotImplementedError) as error:  # a bad CRC, a truncated member
+            raise ArchiveError(f"{name} is damaged: {error}") from None
+        if len(data) > most:
+            raise ArchiveError(f"{name} is larger than {most:,} bytes")
+        return data
+
+    def json(self, name: str):
+        return loads(self.read(name, MAX_SMALL), name)
+
+    def has(self, name: str) -> bool:
+        return name in self.names
+
+    def lines(self, table: str) -> Iterator[tuple[str, dict]]:
+        """Each row of `table`'s line file with where it is ("records.jsonl line 3"); none
+        when the archive has no such file."""
+        name = f"{table}.jsonl"
+        if name not in self.names:
+            return
+        try:
+            with self.zip.open(name) as f:
+                number = 0
+                while True:
+                    line = f.readline(MAX_LINE + 1)
+                    if not line:
+                        break
+                    number += 1
+                    where = f"{name} line {number}"
+                    if len(line) > MAX_LINE:
+                        raise ArchiveError(f"{where} is longer than {MAX_LINE:,} bytes")
+                    if not line.strip():
+                        continue
+                    row = loads(line, where)
+                    if not isinstance(row, dict):
+                        raise ArchiveError(f"{where}: a row is a JSON object")
+                    yield where, row
+        except (zipfile.BadZipFile, OSError, EOFError, ValueError,
+                NotImplementedError) as error:
+            raise ArchiveError(f"{name} is damaged: {error}") from None
+
+    def picture(self, name: str) -> bytes:
+        return self.read(name, MAX_PICTURE)
+
+
+def upgrade(manifest: dict, campaign: dict) -> tuple[dict, dict]:
+    """An archive of an older schema as the current one reads it. Schema 1 (the first
+    layout) named the campaign's rule system "system" and had no audience: it was always
+    the GM's whole campaign."""
+    schema = manifest["schema"]
+    if schema == 1:
+        manifest = {**manifest, "schema": 2, "audience": manifest.get("audience", "gm")}
+        campaign = dict(campaign)
+        if "system" in campaign and "rule_system" not in campaign:
+            campaign["rule_system"] = campaign.pop("system")
+    return manifest, campaign
