@@ -13,6 +13,7 @@ urlpatterns = [
     path("accounts/login/", core_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("i18n/", include("django.conf.urls.i18n")),
+    path("", include("archive.urls")),
     path("characters/", include("characters.urls")),
     path("campaigns/", include("campaigns.urls")),
     path("", include("table.urls")),

@@ -4,12 +4,18 @@
 
     manifest.json            format, schema, audience ("gm" or "player"), counts
     campaign.json            the campaign, its house rules and members by username
-    characters.jsonl         one character a line, with its items, UP ledger, favourites
-    journal.jsonl, catalogue.jsonl, npc_templates.jsonl, bring_requests.jsonl
     encounters.jsonl         fights and the chronicle, each with its map pictures' names
     records.jsonl            every encounter's log: one record a line, every die in it
     rolls.jsonl, membership_events.jsonl, notices.jsonl    the table's events
+    journal.jsonl, catalogue.jsonl, npc_templates.jsonl, bring_requests.jsonl
+    characters.jsonl         one character a line, with its items, UP ledger, favourites
+                             (last: the log names which characters it holds)
     pictures/<id>.<ext>      the map pictures (PNG, JPEG, WebP)
+
+A player's archive holds campaign.json without GM notes, history.jsonl (the table's log
+as the player reads it), fights.jsonl (each fight as the player's page shows it), the
+journal, the catalogue, the player's own requests and the campaign's characters (the
+player's own whole, the others' public sheets).
 
 Rows name each other by the ids they had on the exporting server; users by username. An
 importer gives every row a new id and refuses a row that names one the archive lacks.
@@ -31,11 +37,12 @@ CHARACTER_SCHEMA = 1
 
 MANIFEST = "manifest.json"
 CAMPAIGN = "campaign.json"
-# The line files, in the order they are written and read (a row comes after what it names).
+# The line files of the GM's archive (read by name: the importer's order is its own).
 TABLES = (
     "characters", "catalogue", "npc_templates", "journal", "bring_requests",
     "encounters", "records", "rolls", "membership_events", "notices",
 )
+PLAYER_TABLES = ("history", "fights")  # a player's archive: what the player's pages show
 PICTURE_NAME = re.compile(r"pictures/([1-9][0-9]{0,17})\.(png|jpg|webp)")
 PICTURE_EXTENSIONS = {"image/png": "png", "image/jpeg": "jpg", "image/webp": "webp"}
 
@@ -98,7 +105,7 @@ class Archive:
             raise ArchiveError(f"the zip holds {len(infos)} files; an archive holds at most "
                                f"{MAX_MEMBERS}")
         names, total = set(), 0
-        allowed = {MANIFEST, CAMPAIGN} | {f"{table}.jsonl" for table in TABLES}
+        allowed = {MANIFEST, CAMPAIGN} | {f"{t}.jsonl" for t in TABLES + PLAYER_TABLES}
         for info in infos:
             name = info.filename
             if name in names:

@@ -90,10 +90,8 @@ def checked(model, where: str, data: dict, allowed: tuple[str, ...], **fixed):
                 raise ArchiveError(f"{where}: {field.name} is missing")
             continue
         try:
-            if raw in field.empty_values:
-                value = field.to_python(raw)
-            else:
-                value = field.clean(raw, obj)
+            empty = raw in field.empty_values
+            value = field.to_python(raw) if empty else field.clean(raw, obj)
         except ValidationError as error:
             raise ArchiveError(f"{where}: {field.name}: "
                                f"{' '.join(map(str, error.messages))[:200]}") from None
@@ -322,37 +320,8 @@ class Importer:
                    "the rule system")
             insert([character])
             self.characters[old] = character.pk
-            self.character_parts(character, row, where)
+            character_parts(character, row, where, self.user_of)
             self.step()
-
-    def character_parts(self, character: Character, row: dict, where: str) -> None:
-        """A character's items, UP ledger and favourite tests (its own archive's too)."""
-        parts = {key: row.get(key) or [] for key in ("items", "ledger", "favourites")}
-        for key, value in parts.items():
-            if not isinstance(value, list):
-                raise ArchiveError(f"{where}: {key} is a list")
-        insert([checked(Item, f"{where} item {n + 1}", _object(item, where),
-                        ("name", "bulk", "quantity", "catalogue"), character=character)
-                for n, item in enumerate(parts["items"])])
-        entries: dict[int, int] = {}
-        for n, entry in enumerate(parts["ledger"]):
-            at = f"{where} ledger entry {n + 1}"
-            entry = _object(entry, at)
-            old = plain_int(entry.get("id"), at, "id", 1)
-            undoes = entry.get("undoes")
-            if undoes is not None and undoes not in entries:
-                raise ArchiveError(f"{at}: undoes an entry this character's ledger does "
-                                   f"not hold before it")
-            made = checked(DpEntry, at, entry, (
-                "id", "kind", "amount", "key", "level_before", "level_after", "reason",
-                "dp_before", "dp_after", "undoes", "created_by", "created_at"),
-                character=character, undoes_id=entries.get(undoes),
-                created_by=self.user_of(entry, "created_by", at))
-            insert([made])
-            entries[old] = made.pk
-        insert([checked(FavouriteTest, f"{where} favourite {n + 1}", _object(f, where), (
-            "name", "properties", "free", "forced", "threshold", "created_at"),
-            character=character) for n, f in enumerate(parts["favourites"])])
 
     def encounters_of(self, campaign: Campaign) -> None:
         for where, row in self.archive.lines("encounters"):
@@ -545,6 +514,37 @@ class Importer:
                 services.forget()
                 raise ArchiveError(f"the fight {encounter.name[:60]!r} cannot be replayed: "
                                    f"{str(error)[:200]}") from None
+
+
+def character_parts(character: Character, row: dict, where: str, user_of) -> None:
+    """A character's items, UP ledger and favourite tests (its own archive's too);
+    `user_of(row, key, where)` is the account a username of the row stands for."""
+    parts = {key: row.get(key) or [] for key in ("items", "ledger", "favourites")}
+    for key, value in parts.items():
+        if not isinstance(value, list):
+            raise ArchiveError(f"{where}: {key} is a list")
+    insert([checked(Item, f"{where} item {n + 1}", _object(item, where),
+                    ("name", "bulk", "quantity", "catalogue"), character=character)
+            for n, item in enumerate(parts["items"])])
+    entries: dict[int, int] = {}
+    for n, entry in enumerate(parts["ledger"]):
+        at = f"{where} ledger entry {n + 1}"
+        entry = _object(entry, at)
+        old = plain_int(entry.get("id"), at, "id", 1)
+        undoes = entry.get("undoes")
+        if undoes is not None and undoes not in entries:
+            raise ArchiveError(f"{at}: undoes an entry this character's ledger does "
+                               f"not hold before it")
+        made = checked(DpEntry, at, entry, (
+            "id", "kind", "amount", "key", "level_before", "level_after", "reason",
+            "dp_before", "dp_after", "undoes", "created_by", "created_at"),
+            character=character, undoes_id=entries.get(undoes),
+            created_by=user_of(entry, "created_by", at))
+        insert([made])
+        entries[old] = made.pk
+    insert([checked(FavouriteTest, f"{where} favourite {n + 1}", _object(f, where), (
+        "name", "properties", "free", "forced", "threshold", "created_at"),
+        character=character) for n, f in enumerate(parts["favourites"])])
 
 
 def _object(value, where: str) -> dict:

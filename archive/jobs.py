@@ -17,7 +17,7 @@ from pathlib import Path
 
 from django.conf import settings
 from django.core.cache import cache
-from django.db import close_old_connections
+from django.db import close_old_connections, transaction
 from django.utils import timezone
 
 from archive import format as fmt
@@ -53,29 +53,47 @@ def report(job_id: int, done: int, total: int) -> None:
 
 def progress(job: ImportJob) -> dict:
     """How far a job is: done and total rows, and whether it was interrupted."""
-    found = cache.get(progress_key(job.pk)) or {}
+    found = cache.get(progress_key(job.pk))
     if job.status != ImportJob.Status.RUNNING:
+        found = found or {}
         return {"done": found.get("done", 0), "total": found.get("total", 0),
                 "interrupted": False}
-    beat = found.get("at") or job.created_at.timestamp()
-    return {"done": found.get("done", 0), "total": found.get("total", 0),
-            "interrupted": time.time() - beat > STALLED}
+    if found is None:  # the process that held it is gone (the upload reported at once)
+        return {"done": 0, "total": 0, "interrupted": True}
+    return {"done": found["done"], "total": found["total"],
+            "interrupted": time.time() - found["at"] > STALLED}
 
 
 def start(*, user, upload, match_usernames: bool) -> ImportJob:
     """Keep the uploaded file and queue its import; the job's row at once."""
+    forget_leftovers()
     job = ImportJob.objects.create(user=user, filename=upload.name[:200], size=upload.size,
                                    match_usernames=match_usernames)
     with open(upload_path(job.pk), "wb") as f:
         for chunk in upload.chunks():
             f.write(chunk)
     report(job.pk, 0, 0)
+    transaction.on_commit(lambda: submit(job.pk))
+    return job
+
+
+def submit(job_id: int) -> None:
     global _executor
     with _lock:
         if _executor is None:
             _executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="import")
-        _running[job.pk] = _executor.submit(run, job.pk)
-    return job
+        _running[job_id] = _executor.submit(run, job_id)
+
+
+def forget_leftovers() -> None:
+    """Delete the uploads of imports that died with their process (a killed server)."""
+    for path in folder().glob("*.zip"):
+        if time.time() - path.stat().st_mtime < STALLED:
+            continue
+        job = ImportJob.objects.filter(pk=int(path.stem)).first() if path.stem.isdigit() \
+            else None
+        if job is None or job.status != ImportJob.Status.RUNNING or progress(job)["interrupted"]:
+            path.unlink(missing_ok=True)
 
 
 def run(job_id: int) -> None:

@@ -117,6 +117,11 @@ def detail_context(request, campaign, membership, *, answer_forms=None) -> dict:
     if is_gm:
         context["invite_url"], context["invite_reachable"] = invite_url(request, campaign)
         context["pending_requests"] = pending_requests(campaign, answer_forms or {})
+        # Members of an imported campaign still waiting for an account (archive).
+        context["placeholders"] = list(campaign.placeholders.all())
+        if context["placeholders"]:
+            context["handover_choices"] = [m for m in memberships
+                                           if m.user.is_active and not m.is_gm]
     return context
 
 
