@@ -27,6 +27,7 @@ is parsed with its size capped.
 import json
 import re
 import zipfile
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -80,7 +81,7 @@ class Archive:
     def __init__(self, path: Path | str):
         try:
             self.zip = zipfile.ZipFile(path)
-        except (zipfile.BadZipFile, OSError, ValueError, EOFError) as error:
+        except (zipfile.BadZipFile, zlib.error, OSError, ValueError, EOFError) as error:
             raise ArchiveError(f"not a zip file: {error}") from None
         try:
             self._check_members()
@@ -151,7 +152,7 @@ class Archive:
         try:
             with self.zip.open(name) as f:
                 data = f.read(most + 1)
-        except (zipfile.BadZipFile, OSError, EOFError, ValueError,
+        except (zipfile.BadZipFile, zlib.error, OSError, EOFError, ValueError,
                 NotImplementedError) as error:  # a bad CRC, a truncated member
             raise ArchiveError(f"{name} is damaged: {error}") from None
         if len(data) > most:
@@ -187,7 +188,7 @@ class Archive:
                     if not isinstance(row, dict):
                         raise ArchiveError(f"{where}: a row is a JSON object")
                     yield where, row
-        except (zipfile.BadZipFile, OSError, EOFError, ValueError,
+        except (zipfile.BadZipFile, zlib.error, OSError, EOFError, ValueError,
                 NotImplementedError) as error:
             raise ArchiveError(f"{name} is damaged: {error}") from None
 

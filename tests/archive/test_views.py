@@ -94,17 +94,21 @@ def test_an_import_is_a_job_that_makes_a_campaign_the_importer_runs(
     job.refresh_from_db()
     assert job.status == "done", job.error
     made = job.campaign
-    assert made.pk != campaign.pk and made.gm == ulla and made.name == campaign.name
+    assert made.pk != campaign.pk
+    assert made.gm == ulla
+    assert made.name == campaign.name
     assert made.join_code != campaign.join_code
     # Alice and Bob have accounts here: matched by username.
     assert {m.user.username: m.role for m in made.memberships.select_related("user")} == {
         "ulla": "gm", "alice": "player", "bob": "player"}
     albert = made.characters.get()
-    assert albert.owner == alice and albert.pk != albert_played.pk
+    assert albert.owner == alice
+    assert albert.pk != albert_played.pk
     # The GM's award is now the importer's.
     assert [(e.amount, e.created_by) for e in albert.ledger.all()] == [(5, ulla)]
     page = client.get(reverse("archive:import_job", args=[job.pk])).content.decode()
-    assert 'data-testid="import-done"' in page and made.get_absolute_url() in page
+    assert 'data-testid="import-done"' in page
+    assert made.get_absolute_url() in page
 
 
 def test_members_left_as_placeholders_are_handed_to_players_who_join(
@@ -154,8 +158,6 @@ def test_a_refused_archive_says_why_and_changes_nothing(client, campaign, gm, al
     newer = rezipped(whole, lambda name, content: json.dumps(
         {**json.loads(content), "schema": fmt.SCHEMA + 1}).encode()
         if name == "manifest.json" else content)
-    elsewhere = rezipped(whole, lambda name, content: content.replace(
-        b'"character":null', b'"character":999999') if name == "rolls.jsonl" else content)
     cases = {
         "player's archive": (player_archive, "player's archive"),
         "newer schema": (newer, "update Aoristos Table first"),
@@ -174,7 +176,6 @@ def test_a_refused_archive_says_why_and_changes_nothing(client, campaign, gm, al
         assert "nothing was imported" in page, label
     assert (Campaign.objects.count(), Character.objects.count(),
             get_user_model().objects.count()) == before
-    assert "elsewhere" and elsewhere  # a reference out of the archive: see test_fuzz
 
 
 def test_an_archive_of_the_older_schema_imports(client, campaign, gm, albert_played):
@@ -203,7 +204,8 @@ def test_an_import_page_with_nothing_chosen_says_so(client, gm):
     client.force_login(gm)
     assert client.get(reverse("archive:import")).status_code == 200
     answer = client.post(reverse("archive:import"), {})
-    assert answer.status_code == 400 and 'role="alert"' in answer.content.decode()
+    assert answer.status_code == 400
+    assert 'role="alert"' in answer.content.decode()
     assert not ImportJob.objects.exists()
 
 
@@ -222,7 +224,8 @@ def test_a_character_travels_on_its_own(client, campaign, gm, alice, bob, albert
     assert client.get(url).status_code == 403
     client.force_login(alice)
     answer = client.get(url)
-    assert answer.status_code == 200 and "attachment" in answer["Content-Disposition"]
+    assert answer.status_code == 200
+    assert "attachment" in answer["Content-Disposition"]
     document = json.loads(answer.content)
     assert document["format"] == fmt.CHARACTER_FORMAT
     assert "gm_notes" not in document["character"]
@@ -233,7 +236,8 @@ def test_a_character_travels_on_its_own(client, campaign, gm, alice, bob, albert
     made = client.post(reverse("archive:character_import"), {"file": file})
     assert made.status_code == 302
     copy = Character.objects.filter(owner=bob, name="Albert").get()
-    assert copy.campaign is None and copy.levels() == albert_played.levels()
+    assert copy.campaign is None
+    assert copy.levels() == albert_played.levels()
     assert copy.saved_dp() == albert_played.saved_dp()
     assert [(e.kind, e.amount, e.reason) for e in copy.ledger.all()] == [("award", 5, "Tåget")]
     # A bad file is refused with its reason, and nothing is made.
@@ -244,7 +248,8 @@ def test_a_character_travels_on_its_own(client, campaign, gm, alice, bob, albert
         file = io.BytesIO(content)
         file.name = "x.json"
         answer = client.post(reverse("archive:character_import"), {"file": file})
-        assert answer.status_code == 400 and reason in answer.content.decode(), reason
+        assert answer.status_code == 400, reason
+        assert reason in answer.content.decode(), reason
     assert Character.objects.filter(owner=bob).count() == 1
 
 
