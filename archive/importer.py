@@ -168,6 +168,8 @@ class Importer:
         archive's GM, else one here with that name (when matching), else a placeholder."""
         if name is None:
             return None
+        if isinstance(name, str) and name in self.users:  # checked when first seen
+            return self.users[name]
         if not isinstance(name, str) or not name or len(name) > 150:
             raise ArchiveError(f"{where}: a username is text of 1 to 150 characters")
         try:
@@ -175,9 +177,8 @@ class Importer:
         except ValidationError:
             raise ArchiveError(f"{where}: {name[:40]!r} is not a username") from None
         if name == gm_name:
+            self.users[name] = self.user
             return self.user
-        if name in self.users:
-            return self.users[name]
         User = get_user_model()
         found = None
         if self.match and name != self.user.username:

@@ -110,7 +110,7 @@ def run(job_id: int) -> None:
             status=ImportJob.Status.DONE, campaign=campaign, finished_at=timezone.now(),
             summary={"rows": importer.done, "placeholders": len(importer.placeholders),
                      "matched": sorted(name for name, user in importer.users.items()
-                                       if user.is_active)})
+                                       if user != job.user and user.is_active)})
     except fmt.ArchiveError as error:
         ImportJob.objects.filter(pk=job_id).update(
             status=ImportJob.Status.FAILED, error=str(error)[:2000], finished_at=timezone.now())
