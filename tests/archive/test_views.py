@@ -23,6 +23,12 @@ from combat.models import Encounter
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
+@pytest.fixture(autouse=True)
+def english(client):
+    """These tests read the pages' English (the Swedish is tested by test_translations)."""
+    client.cookies["django_language"] = "en"
+
+
 def download(client, campaign) -> bytes:
     response = client.get(reverse("archive:download", args=[campaign.pk]))
     assert response.status_code == 200
