@@ -25,7 +25,9 @@ policy still holds.
 
 import random
 import re
+import tempfile
 import time
+from pathlib import Path
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
@@ -165,13 +167,36 @@ def demo(tmp_path, monkeypatch):
 
     entry = JournalEntry.objects.create(campaign=aoristos, author=player,
                                         title="Första natten", body="**Mörkt** i gränden.")
+    # The Aoristos campaign imported again by its GM, every member left as a placeholder
+    # (issue 30): its import's page and the campaign page with the placeholders.
+    imported = import_as_placeholders(aoristos, gm)
     albert = player.characters.get(campaign=aoristos)
     jace = player.characters.get(campaign=phobia)
     johan = player.characters.get(campaign=t10)
     return {
         "aoristos": aoristos, "t10": t10, "phobia": phobia, "entry": entry,
-        "albert": albert, "jace": jace, "johan": johan,
+        "albert": albert, "jace": jace, "johan": johan, "imported": imported,
     }
+
+
+def import_as_placeholders(campaign, gm):
+    """The GM's archive of `campaign` imported by the GM, nobody matched: the job row as
+    the import page leaves it."""
+    from archive import format as fmt
+    from archive.export import campaign_archive
+    from archive.importer import Importer
+    from archive.models import ImportJob
+
+    data = b"".join(campaign_archive(campaign, campaign.memberships.get(user=gm)))
+    path = Path(tempfile.mkdtemp()) / "demo.zip"
+    path.write_bytes(data)
+    with fmt.Archive(path) as archive:
+        importer = Importer(archive, gm, match_usernames=False)
+        made = importer.run()
+    return ImportJob.objects.create(
+        user=gm, filename="demokampanjen.aoristos.zip", size=len(data), status="done",
+        campaign=made, summary={"rows": importer.done,
+                                "placeholders": len(importer.placeholders)})
 
 
 def pages(demo):
@@ -203,6 +228,8 @@ def pages(demo):
         ("player", "journal", f"/campaigns/{a.pk}/journal/"),
         ("player", "journal-edit", f"/campaigns/{a.pk}/journal/{entry.pk}/edit/"),
         ("player", "journal-delete", f"/campaigns/{a.pk}/journal/{entry.pk}/delete/"),
+        ("player", "character-import", "/characters/import/"),
+        ("player", "campaign-import", "/campaigns/import/"),
     ]
     gm = [
         *(("gm", f"encounter-{systems[c]}", f"/encounters/{fights[c].pk}/") for c in fights),
@@ -219,6 +246,8 @@ def pages(demo):
         ("gm", "sheet-aoristos", f"/characters/{albert.pk}/"),
         ("gm", "sheet-phobia", f"/characters/{jace.pk}/"),
         ("gm", "edit-t10", f"/characters/{johan.pk}/edit/"),
+        ("gm", "import-job", f"/campaigns/import/{demo['imported'].pk}/"),
+        ("gm", "campaign-imported", f"/campaigns/{demo['imported'].campaign_id}/"),
     ]
     guest = [
         ("guest", "table-without-character", f"/campaigns/{a.pk}/table/"),
