@@ -19,6 +19,7 @@
 """
 
 import re
+import time
 from collections.abc import Callable
 
 from django.contrib.auth import get_user_model
@@ -122,6 +123,7 @@ class Importer:
         self.match = match_usernames
         self.report = progress or (lambda done, total: None)
         self.done = 0
+        self.reported = time.monotonic()
         counts = archive.manifest.get("counts")
         self.total = (sum(v for v in counts.values() if isinstance(v, int) and v > 0)
                       if isinstance(counts, dict) else 0)
@@ -137,8 +139,14 @@ class Importer:
     def step(self, rows: int = 1) -> None:
         before = self.done // PROGRESS_EVERY
         self.done += rows
-        if self.done // PROGRESS_EVERY != before:
-            self.report(self.done, max(self.total, self.done))
+        if self.done // PROGRESS_EVERY != before or time.monotonic() - self.reported > 1:
+            self.beat()
+
+    def beat(self) -> None:
+        """Report how far the import is (at least every second while it works: the job's
+        page takes a silence of `archive.jobs.STALLED` seconds for a dead process)."""
+        self.reported = time.monotonic()
+        self.report(self.done, max(self.total, self.done))
 
     def run(self) -> Campaign:
         """Import the archive; ArchiveError (and nothing stored) when it is refused."""
@@ -343,8 +351,9 @@ class Importer:
                                     str(cid)[:30]: self.user_for(name, where,
                                                                  gm_name=self.gm_name).pk
                                     for cid, name in controllers.items()})
-            encounter.claimed = encounter.version
-            encounter.version = 0  # the records' trigger moves it up as they are written
+            # Written at its final version, as the campaign at its final event number: the
+            # records' trigger then leaves both rows alone (combat migration 0006).
+            encounter.logged = 0  # the highest version of its records, counted below
             insert([encounter])
             self.encounters[old] = encounter
             self.pictures_of(encounter, row.get("pictures") or [], where)
@@ -389,6 +398,7 @@ class Importer:
             record.lines = self.remap(record.lines, where, chronicle=chronicle)
             record.public_lines = self.remap(record.public_lines, where, chronicle=chronicle)
             self.numbered(record.seq, where)
+            encounter.logged = max(encounter.logged, record.version)
             batch.append(record)
             if len(batch) >= 200:
                 insert(batch)
@@ -503,11 +513,11 @@ class Importer:
         from combat import services
 
         for old, encounter in self.encounters.items():
-            encounter.refresh_from_db()
-            if encounter.version != encounter.claimed:
+            self.beat()
+            if encounter.version != encounter.logged:
                 raise ArchiveError(
                     f"encounters.jsonl: the fight {encounter.name[:60]!r} (id {old}) is at "
-                    f"version {encounter.claimed}, its log holds {encounter.version}")
+                    f"version {encounter.version}, its log holds {encounter.logged}")
             try:
                 services.folded(encounter)
             except (RulesError, KeyError, TypeError, ValueError, AttributeError,

@@ -26,7 +26,7 @@ from archive.models import ImportJob
 
 log = logging.getLogger(__name__)
 
-STALLED = 30  # seconds without progress: the process that ran the job is gone
+STALLED = 10  # seconds without progress (a job reports every second): its process is gone
 _executor: ThreadPoolExecutor | None = None
 _lock = threading.Lock()
 _running: dict[int, object] = {}

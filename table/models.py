@@ -14,7 +14,7 @@ class RollEvent(models.Model):
     ``seq`` is given by the INSERT itself (``table.services.roll_record``): the campaign's
     ``event_seq`` + 1, and a trigger (migration 0002) moves ``event_seq`` up to it. A
     migration that rebuilds this table on SQLite drops that trigger: create it again
-    (``create_seq_trigger`` in table/migrations/0002_rollevent_idempotency_key_seq_trigger.py).
+    (``create_seq_trigger`` in table/migrations/0009_seq_trigger_only_moves_up.py).
     """
 
     class Kind(models.TextChoices):

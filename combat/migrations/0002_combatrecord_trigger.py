@@ -16,6 +16,9 @@ again after (as 0003 does), e.g.::
     migrations.RunPython(trigger.create_trigger, trigger.drop_trigger)
 
 tests/combat (test_concurrency.py first) fails without it.
+
+Migration 0006 replaced this trigger (it writes only when a number moves up): create that
+one, with 0006's ``create_trigger``.
 """
 
 import importlib

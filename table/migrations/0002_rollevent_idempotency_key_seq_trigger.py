@@ -13,6 +13,9 @@ that rebuilds table_rollevent must create the trigger again, e.g.::
     migrations.RunPython(seq_trigger.create_seq_trigger, seq_trigger.drop_seq_trigger)
 
 tests/table/test_rolls.py (test_sequence_numbers_count_up_per_campaign) fails without it.
+
+Migration 0009 replaced this trigger (it writes only when the number moves up): create
+that one, with 0009's ``create_seq_trigger``.
 """
 
 from django.conf import settings

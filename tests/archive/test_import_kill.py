@@ -18,6 +18,7 @@ import pytest
 from django.db import connection
 from django.urls import reverse
 
+from archive import jobs
 from archive.export import campaign_archive
 from archive.models import ImportJob
 from campaigns.models import Campaign
@@ -120,7 +121,12 @@ def test_a_server_killed_during_an_import_leaves_nothing_and_the_next_import_is_
 
     server = start_site_server(tmp_path, collectstatic=False)
     try:
-        assert job_state(server.url, session, job)[0] == "running-interrupted"
+        # At once with the in-process cache (it died with the process); through Redis,
+        # once the job has been silent for STALLED seconds.
+        deadline = time.monotonic() + jobs.STALLED + 10
+        while job_state(server.url, session, job)[0] != "running-interrupted":
+            assert time.monotonic() < deadline
+            time.sleep(0.5)
         page = request(server.url, "GET", job, session).text
         assert "nothing was imported" in page.lower() or "inget importerades" in page.lower()
         again = upload(server.url, session, data)
