@@ -16,6 +16,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections
 
+from core.backup import daily_backup_state, start_daily_backups
 from core.demo import load_demo
 from core.network import lan_addresses
 from core.serving import check_workers, granian_command, workers_from
@@ -79,6 +80,12 @@ class Command(BaseCommand):
                 )
         else:
             out.write(f"Listening on {host}:{port} only.")
+        # Daily backups (core.backup): a child of its own starts its work once this
+        # process has become granian, and ends when granian does.
+        daily, line = daily_backup_state()
+        out.write(line)
+        if daily:
+            start_daily_backups()
         out.write("Stop with Ctrl+C.")
         sys.stdout.flush()
         # The served site learns where it listens (settings.LISTEN_HOST): the invitation
