@@ -143,7 +143,8 @@ def test_the_gm_takes_the_campaign_away_and_brings_it_back(browser, site_server,
     # The fight reads as it did: the same log lines on the imported encounter's page.
     old_fight = played.encounters.get(kind="combat")
     new_fight = made.encounters.get(kind="combat")
-    assert new_fight.version == old_fight.version and new_fight.ended
+    assert new_fight.version == old_fight.version
+    assert new_fight.ended
     player.goto(f"{site_server.url}/encounters/{new_fight.pk}/")
     expect(player.locator("#story")).to_be_visible()
     shot(player, "05-player-imported-fight")

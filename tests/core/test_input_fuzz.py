@@ -175,7 +175,19 @@ def world(make_user, settings):
         encounter=encounter, content=b"\x89PNG", content_type="image/png", width_px=1,
         height_px=1,
     )
+    # An import of the GM's (issue 30) and a placeholder it left in the campaign.
+    from archive.models import ImportJob, Placeholder
+
+    job = ImportJob.objects.create(user=gm, filename="kampanj.zip", size=100, status="done",
+                                   campaign=campaign, summary={"rows": 1, "placeholders": 1})
+    holder = make_user("platshallare")
+    holder.is_active = False
+    holder.save()
+    Membership.objects.create(campaign=campaign, user=holder, seat=9)
+    placeholder = Placeholder.objects.create(campaign=campaign, user=holder, name="platshallare")
     ids = {
+        ("job", "campaigns"): job.pk,
+        ("placeholder", "campaigns"): placeholder.pk,
         ("item_pk", "campaigns"): own_weapon.pk,
         ("picture", "encounters"): map_picture.pk,
         ("pk", "encounters"): encounter.pk,

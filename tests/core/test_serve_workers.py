@@ -72,6 +72,9 @@ def serve_run(monkeypatch, settings, tmp_path):
     for name in ("WORKERS", "SERVE_SETUP", "SSL_CERTFILE", "SSL_KEYFILE"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("LISTEN_HOST", "")  # serve sets it; restored after the test
+    # No daily-backup helper: serve never becomes granian here, so it would wait for the
+    # test process to end (tests/core/test_backup.py tests it).
+    monkeypatch.setenv("BACKUP_DAILY", "0")
     steps = []
     caught = {}
 
