@@ -111,6 +111,16 @@ class Hand:
         are errors. F and T cancel first, then B is capped at 6 and F/T beyond 6 - B
         are dropped.
         """
+        if (
+            type(base) is int
+            and type(free) is int
+            and type(forced) is int
+            and type(modifier) is int
+            and free >= 0
+            and forced >= 0
+            and cls is Hand
+        ):  # plain counts, as the engine's own hands are: the checks below in one test
+            return _normalised(base, free, forced, modifier)
         for name, value in (("base", base), ("free", free), ("forced", forced)):
             _check_int(name, value)
         _check_int("modifier", modifier)
@@ -153,14 +163,21 @@ class Hand:
         return SIDES * self.base + self.modifier
 
     def __str__(self) -> str:
-        text = f"{self.base}B"
-        if self.free:
-            text += f"{self.free}F"
-        if self.forced:
-            text += f"{self.forced}T"
-        if self.modifier:
-            text += f"{self.modifier:+d}"
-        return text
+        return _hand_text(self.base, self.free, self.forced, self.modifier)
+
+
+@lru_cache(maxsize=512)
+def _hand_text(base: int, free: int, forced: int, modifier: int) -> str:
+    """A hand's text, ``2B2T+1``: written once per hand (every attack's event holds the
+    text of its hands, and formatting it cost more than the roll)."""
+    text = f"{base}B"
+    if free:
+        text += f"{free}F"
+    if forced:
+        text += f"{forced}T"
+    if modifier:
+        text += f"{modifier:+d}"
+    return text
 
 
 def _normalise(cls, base: int, free: int, forced: int, modifier: int) -> Hand:
@@ -311,15 +328,21 @@ def roll(hand: Hand, rng: Roller | None = None, purpose: Purpose = Purpose.TEST)
     """Roll ``hand`` with ``rng`` (default: ``secrets.SystemRandom()``)."""
     if rng is None:
         rng = secrets.SystemRandom()
-    purpose = _purpose(purpose)
-    count = hand.base + hand.free + hand.forced
+    if type(purpose) is not Purpose:  # `_purpose`, called only when there is work for it
+        purpose = _purpose(purpose)
+    base, free = hand.base, hand.free
+    count = base + free + hand.forced
     if type(rng) is random.Random:
         dice = fair_dice(rng, count)  # a die of 1 to 6 by construction: nothing to check
     else:
         dice = tuple([rng.randint(1, SIDES) for _ in range(count)])
         _check_dice(dice)
-    # `_counts_highest`, inline (every die of a simulated fight comes through here)
-    counted = _counted(hand, dice, bool(hand.free) and purpose is Purpose.TEST)
+    # `_counts_highest` and `_counted`'s first case inline: every die of a simulated
+    # fight comes through here, and most hands are plain or roll one die more.
+    if count == base:
+        counted = dice
+    else:
+        counted = _counted(hand, dice, bool(free) and purpose is Purpose.TEST)
     return Roll(hand, dice, counted, sum(counted) + hand.modifier)
 
 

@@ -5,6 +5,7 @@ they show before a roll. Rounding is always down (rulings.md).
 
 from collections import Counter
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
 from math import ceil
 
 from rules.aoristos.combat.gear import LIMBS, RANGE_CATEGORIES, Armour
@@ -150,17 +151,25 @@ def range_malus(distance: float, categories: Iterable[str] = (), range_aim: int 
     an assault carbine ±0."""
     if distance < 0:
         raise RulesError("a distance cannot be negative")
-    categories = set(categories)
-    unknown = categories - set(RANGE_CATEGORIES)
-    if unknown:
-        raise RulesError(f"unknown range categories {sorted(unknown)}")
     malus = int(distance // 10)
-    for category in RANGE_CATEGORIES:
-        if category in categories:
-            malus = malus * 2 if category in ("improvised", "thrown") else malus // 2
+    for doubles in _range_steps(tuple(categories)):
+        malus = malus * 2 if doubles else malus // 2
     for _ in range(range_aim):
         malus //= 2
     return malus
+
+
+@lru_cache(maxsize=64)
+def _range_steps(categories: tuple[str, ...]) -> tuple[bool, ...]:
+    """`range_malus`'s steps for a weapon's categories, in the table's order (True:
+    doubles, False: halves), checked once per weapon (every ranged attack asks)."""
+    chosen = set(categories)
+    unknown = chosen - set(RANGE_CATEGORIES)
+    if unknown:
+        raise RulesError(f"unknown range categories {sorted(unknown)}")
+    return tuple(
+        category in ("improvised", "thrown") for category in RANGE_CATEGORIES if category in chosen
+    )
 
 
 def attack_test_base(skill: int, agility: int, alertness: int) -> int:
