@@ -158,31 +158,32 @@ def attack_setup(
         facts = attack_facts(state, attack)
     attacker, target, weapon = facts.attacker, facts.target, facts.weapon
     mode = next((m for m in weapon.modes if m.auto), None) if attack.auto else None
+    if threshold is None:
+        parts = threshold_parts(state, attack, properties, None, facts)
+        threshold = sum(value for _, value in parts)
+    # Positional, in the fields' order (each named beside it): a class called with
+    # keywords costs twice as much to make, and every attack makes one or two.
     return AttackSetup(
-        test_base=attack_base(attacker, weapon),
-        threshold=(
-            sum(value for _, value in threshold_parts(state, attack, properties, None, facts))
-            if threshold is None
-            else threshold
-        ),
-        aim=attack.aim,
-        shots=attack.shots,
-        random_dice=mode.random_dice if mode else 0,
-        shot_cap=(
-            min(weapon.max_per_round, attacker.rounds(weapon.key)) if needs_ammo(weapon) else None
-        ),
-        occupied_hands=attacker.occupied_hands if weapon is UNARMED else 0,
-        two_handed_grip=weapon.two_handed and attacker.grip(weapon.key) == 2,
-        nerve_shock=attacker.nerve_shock,
-        explosive=weapon.explosive,
-        real_weapon=weapon.real,
-        weapon_strength=weapon.strength,
-        physique=strength_physique(attacker, weapon),
-        called_area=attack.called_area,
-        hidden=frozenset(target.hidden_areas),
-        protection=protection_table(target),
-        total_protection=protection_of(target, None),
-        toughness=target.toughness,
+        attack_base(attacker, weapon),  # test_base
+        threshold,
+        attack.aim,
+        attack.shots,
+        mode.random_dice if mode else 0,  # random_dice
+        min(weapon.max_per_round, attacker.rounds(weapon.key))  # shot_cap
+        if needs_ammo(weapon)
+        else None,
+        attacker.occupied_hands if weapon is UNARMED else 0,  # occupied_hands
+        weapon.two_handed and attacker.grip(weapon.key) == 2,  # two_handed_grip
+        attacker.nerve_shock,
+        weapon.explosive,
+        weapon.real,  # real_weapon
+        weapon.strength,  # weapon_strength
+        strength_physique(attacker, weapon),  # physique
+        attack.called_area,
+        frozenset(target.hidden_areas),  # hidden
+        protection_table(target),  # protection
+        protection_of(target, None),  # total_protection
+        target.toughness,
     )
 
 
@@ -325,18 +326,18 @@ def declaration(
     c: Combatant, cmd: C.Attack, plan: dict, *, cost: int, passive: bool = False
 ) -> E.AttackDeclared:
     """Step 1 (p. 9): the attack declared against its target, and paid."""
-    return E.AttackDeclared(
-        attacker=c.id,
-        target=plan["target"].id,
-        weapon=plan["weapon"].key,
-        aim=cmd.aim,
-        shots=plan["shots"],
-        auto=plan["mode"].auto,
-        called_area=cmd.area,
-        cost=cost,
-        passive=passive,
-        melee=plan["melee"],
-        distance=round(plan["distance"], 2),
+    return E.AttackDeclared(  # positional, as `attack_setup`'s: the fields' order
+        c.id,  # attacker
+        plan["target"].id,
+        plan["weapon"].key,
+        cmd.aim,
+        plan["shots"],
+        plan["mode"].auto,
+        cmd.area,  # called_area
+        cost,
+        passive,
+        plan["melee"],
+        round(plan["distance"], 2),
     )
 
 
@@ -410,7 +411,7 @@ def roll_attack(
     )
     out = [chose]
     after = evolve(state, chose)
-    auto_dice = tuple(rng.randint(1, 6) for _ in range(setup.random_dice))
+    auto_dice = tuple([rng.randint(1, 6) for _ in range(setup.random_dice)])
     shots = setup.projectiles(auto_dice)
     hand = setup.hand(shots)
     rolled = roll(hand, rng, Purpose.TEST)
@@ -425,22 +426,22 @@ def roll_attack(
     struck = strike(setup, shots, sum(rolled.counted), options)
     distance_now = distance(attacker, combatant(after, target.id))
     abortable = struck.hit and distance_now <= VIGILANCE_RANGE
-    rolled_event = E.AttackRolled(
-        attacker=attacker.id,
-        target=target.id,
-        hand=str(hand),
-        dice=rolled.dice,
-        counted=rolled.counted,
-        test_base=setup.test_base,
-        threshold=setup.threshold,
-        total=struck.total,
-        hit=struck.hit,
-        shots=shots,
-        auto_dice=auto_dice,
-        area_hand=area_hand_text,
-        area_dice=area_dice,
-        area=struck.area,
-        abortable=abortable,
+    rolled_event = E.AttackRolled(  # positional, as `attack_setup`'s: the fields' order
+        attacker.id,
+        target.id,
+        str(hand),
+        rolled.dice,
+        rolled.counted,
+        setup.test_base,
+        setup.threshold,
+        struck.total,
+        struck.hit,
+        shots,
+        auto_dice,
+        area_hand_text,
+        area_dice,
+        struck.area,
+        abortable,
     )
     out.append(rolled_event)
     after = evolve(after, rolled_event)

@@ -101,12 +101,12 @@ def _single_attack_set(state: Encounter, event: E.SingleAttackSet) -> Encounter:
 
 
 def _round_started(state: Encounter, event: E.RoundStarted) -> Encounter:
-    return changed(
-        state,
-        round=event.round,
-        turn=-1,
-        combatants=tuple(c.with_(moved=0.0, path=()) for c in state.combatants),
+    # Nobody moved yet (the first round): the combatant as it is, not an equal copy.
+    combatants = tuple(
+        c if c.moved == 0.0 and not c.path else c.with_(moved=0.0, path=())
+        for c in state.combatants
     )
+    return changed(state, round=event.round, turn=-1, combatants=combatants)
 
 
 def _activation_started(state: Encounter, event: E.ActivationStarted) -> Encounter:
@@ -201,15 +201,15 @@ def _attack_declared(state: Encounter, event: E.AttackDeclared) -> Encounter:
     # Paid, reacting if passive, and pending: one copy of each (every attack folds it).
     c = combatant(state, event.attacker)
     paid = c.with_(cp=max(0, c.cp - event.cost), **({"reacting": True} if event.passive else {}))
-    pending = PendingAttack(
-        attacker=event.attacker,
-        target=event.target,
-        weapon=event.weapon,
-        aim=event.aim,
-        shots=event.shots,
-        auto=event.auto,
-        called_area=event.called_area,
-        passive=event.passive,
+    pending = PendingAttack(  # positional: a class called with keywords is slower to make
+        event.attacker,
+        event.target,
+        event.weapon,
+        event.aim,
+        event.shots,
+        event.auto,
+        event.called_area,
+        event.passive,
     )
     return state.put(paid, attack=pending)
 

@@ -27,6 +27,8 @@ Then the active combatant, once per step of its activation:
 11. Otherwise it **ends its activation**; the KP left become vigilance bonus (p. 8).
 """
 
+from functools import lru_cache
+
 from rules.aoristos.combat import commands as C
 from rules.aoristos.combat.attacks import attack_plan
 from rules.aoristos.combat.movement import move_plan
@@ -50,12 +52,27 @@ def can_act(c: Combatant) -> bool:
 
 def fate(c: Combatant) -> Fate:
     limbs = {state for _limb, state in c.limbs}
+    return _fate(
+        any(damage > 0 for _area, damage in c.area_damage),
+        "broken" in limbs,
+        "destroyed" in limbs,
+        c.alive and not c.conscious,
+        not c.alive,
+    )
+
+
+@lru_cache(maxsize=64)
+def _fate(
+    wounded: bool, limb_broken: bool, limb_destroyed: bool, unconscious: bool, dead: bool
+) -> Fate:
+    """One `Fate` per combination (a simulation asks every combatant's at every fight's
+    end, and there are few: a frozen value serves them all)."""
     return Fate(
-        wounded=any(damage > 0 for _area, damage in c.area_damage),
-        limb_broken="broken" in limbs,
-        limb_destroyed="destroyed" in limbs,
-        unconscious=c.alive and not c.conscious,
-        dead=not c.alive,
+        wounded=wounded,
+        limb_broken=limb_broken,
+        limb_destroyed=limb_destroyed,
+        unconscious=unconscious,
+        dead=dead,
     )
 
 
@@ -64,7 +81,7 @@ def next_command(state: Encounter, plan, fight):
     attack = state.attack
     if attack is not None:
         if attack.stage == "vigilance":
-            return C.Vigilance(attack.target, default=True)
+            return C.Vigilance(attack.target, (), True)  # the offer (`default`)
         return C.Proceed(attack.attacker)
     if state.reactions:
         return _reaction(state, state.reactions[0])
@@ -121,9 +138,15 @@ def _activation(state: Encounter, c: Combatant, plan, fight):
 
 
 def _by_preference(c: Combatant, keys, reach: bool) -> list[str]:
-    """Weapon keys in the order the policy tries them: in reach melee first, else ranged."""
-    keys = [k for k in dict.fromkeys(keys) if c.weapon(k) is not None]
-    return sorted(keys, key=lambda k: c.weapon(k).ranged == reach)
+    """Weapon keys in the order the policy tries them: in reach melee first, else ranged
+    (each group in the order given: what a stable sort by `ranged == reach` gives, in
+    one pass, as every decision asks it)."""
+    first, then = [], []
+    for key in dict.fromkeys(keys):
+        weapon = c.weapon(key)
+        if weapon is not None:
+            (then if weapon.ranged == reach else first).append(key)
+    return first + then
 
 
 def _attack(state: Encounter, c: Combatant, target: Combatant, keys, reach: bool):

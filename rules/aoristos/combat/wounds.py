@@ -81,22 +81,24 @@ def wound_event(
         cancelled = "extended"
     elif added["nerve_shock"] and target.overwatch:
         cancelled = "overwatch"
+    # Positional, in the fields' order: a class called with keywords costs twice as much
+    # to make, and every hit makes one.
     return E.Wounded(
-        id=target.id,
-        area=area,
-        damage=damage,
-        source=source,
-        nerve_shock=added["nerve_shock"],
-        bleed_rate=added["bleed_rate"],
-        organ_trauma=added["organ_trauma"],
-        limb_state=limb_state,
-        survival=survival,
-        vil_tests=tuple(tests),
-        dropped=tuple(dict.fromkeys(dropped)),
-        posture=posture,
-        unconscious=unconscious,
-        dead=not alive,
-        cancelled=cancelled,
+        target.id,
+        area,
+        damage,
+        source,
+        added["nerve_shock"],
+        added["bleed_rate"],
+        added["organ_trauma"],
+        limb_state,
+        survival,
+        tuple(tests),  # vil_tests
+        tuple(dict.fromkeys(dropped)),
+        posture,
+        unconscious,
+        not alive,  # dead
+        cancelled,
     )
 
 
