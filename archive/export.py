@@ -238,16 +238,8 @@ class CampaignExport:
              "created_at": when(e.created_at)}
             for e in rows(NoticeEvent.objects.filter(campaign=c).order_by("seq"))
         )
-        yield "journal.jsonl", fmt.jsonl(
-            {"id": e.pk, "author": name(e.author_id), "title": e.title, "body": e.body,
-             "pinned": e.pinned, "created_at": when(e.created_at),
-             "updated_at": when(e.updated_at)}
-            for e in rows(JournalEntry.objects.filter(campaign=c).order_by("pk"))
-        )
-        yield "catalogue.jsonl", fmt.jsonl(
-            {"kind": i.kind, "key": i.key, "data": i.data}
-            for i in CatalogueItem.objects.filter(campaign=c).order_by("pk")
-        )
+        yield "journal.jsonl", fmt.jsonl(self.journal_rows())
+        yield "catalogue.jsonl", fmt.jsonl(self.catalogue_rows())
         yield "npc_templates.jsonl", fmt.jsonl(
             {"name": t.name, "block": t.block, "created_at": when(t.created_at)}
             for t in NpcTemplate.objects.filter(campaign=c).order_by("pk")
@@ -263,6 +255,17 @@ class CampaignExport:
         # Last: the campaign's characters and every other one its history names (a
         # character since removed from the campaign still rolled in it).
         yield "characters.jsonl", fmt.jsonl(self.character_rows(referenced))
+
+    def journal_rows(self) -> Iterator[dict]:
+        """The journal: every member reads all of it."""
+        for e in rows(JournalEntry.objects.filter(campaign=self.campaign).order_by("pk")):
+            yield {"id": e.pk, "author": self.name(e.author_id), "title": e.title,
+                   "body": e.body, "pinned": e.pinned, "created_at": when(e.created_at),
+                   "updated_at": when(e.updated_at)}
+
+    def catalogue_rows(self) -> Iterator[dict]:
+        for i in CatalogueItem.objects.filter(campaign=self.campaign).order_by("pk"):
+            yield {"kind": i.kind, "key": i.key, "data": i.data}
 
     def character_rows(self, referenced: set[int]) -> Iterator[dict]:
         c = self.campaign
@@ -345,16 +348,8 @@ class CampaignExport:
 
         yield "history.jsonl", fmt.jsonl(history())
         yield "fights.jsonl", fmt.jsonl(self.fight_views())
-        yield "journal.jsonl", fmt.jsonl(
-            {"author": self.name(e.author_id), "title": e.title, "body": e.body,
-             "pinned": e.pinned, "created_at": when(e.created_at),
-             "updated_at": when(e.updated_at)}
-            for e in rows(JournalEntry.objects.filter(campaign=c).order_by("pk"))
-        )
-        yield "catalogue.jsonl", fmt.jsonl(
-            {"kind": i.kind, "key": i.key, "data": i.data}
-            for i in CatalogueItem.objects.filter(campaign=c).order_by("pk")
-        )
+        yield "journal.jsonl", fmt.jsonl(self.journal_rows())
+        yield "catalogue.jsonl", fmt.jsonl(self.catalogue_rows())
         yield "bring_requests.jsonl", fmt.jsonl(
             {"character": r.character_id, "status": r.status, "note": r.note,
              "created_at": when(r.created_at), "decided_at": when(r.decided_at)}

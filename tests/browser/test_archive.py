@@ -18,16 +18,12 @@ from django.contrib.auth import get_user_model
 from playwright.sync_api import expect
 
 from archive.models import Placeholder
-from campaigns.models import Campaign, Membership
-from campaigns.services import campaign_create
+from campaigns.models import Campaign
 from characters.models import Character, DpEntry
-from combat import services
-from combat.models import Encounter
 from table.models import RollEvent
 from tests.archive.test_roundtrip import play_to_the_end
-from tests.browser.test_combat import real_user
 from tests.browser.test_live_table import PASSWORD
-from tests.browser.test_simulation import ALBERT, GUARD
+from tests.browser.test_simulation import prepared  # noqa: F401 (a fixture)
 from tests.browser.test_sweep import check
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -38,29 +34,21 @@ ROLLS = 12_000
 
 
 @pytest.fixture
-def played(django_user_model):
-    services.forget()
-    gm, player = (real_user(django_user_model, name) for name in ("spelledaren", "spelaren"))
-    campaign = campaign_create(gm=gm, name="Nattens kant")
-    Membership.objects.create(campaign=campaign, user=player, seat=1)
-    albert = Character.objects.create(owner=player, campaign=campaign, name="Albert",
-                                      attributes=ALBERT, skills={"firearms": 4, "evasion": 1})
+def played(prepared):  # noqa: F811 (the imported fixture)
+    """test_simulation's fight of Albert and the guard, played to its end; Albert has an
+    award in his ledger and the campaign ROLLS old rolls."""
+    campaign = prepared.campaign
+    gm = campaign.gm
+    albert = campaign.characters.get()
     DpEntry.objects.create(character=albert, kind="award", amount=4, reason="Tåget",
                            dp_before=0, dp_after=4, created_by=gm)
+    campaign.refresh_from_db()
+    first = campaign.event_seq + 1  # after the fight's set-up records
     RollEvent.objects.bulk_create(
-        RollEvent(campaign=campaign, seq=seq, actor=player, kind="hand", hand="2B",
-                  dice=[2, 6], counted=[2, 6], result=8) for seq in range(1, ROLLS + 1))
-    Campaign.objects.filter(pk=campaign.pk).update(event_seq=ROLLS)
-    encounter = Encounter.objects.create(campaign=campaign, name="Bakgården", system="aoristos")
-    block = services.engine_of(encounter).character_block(
-        name="Albert", levels=albert.levels(), derived=albert.secondary().as_dict())
-    block.update(character_id=albert.pk, weapons=["pistol"], right="pistol")
-    membership = campaign.memberships.get(user=gm)
-    for data, controller in ((block, player.pk), (GUARD, None)):
-        encounter, _record, _after = services.command_run(
-            encounter=encounter, membership=membership, data=data, version=encounter.version,
-            controller=controller)
-    play_to_the_end(encounter, gm)
+        RollEvent(campaign=campaign, seq=seq, actor=albert.owner, kind="hand", hand="2B",
+                  dice=[2, 6], counted=[2, 6], result=8) for seq in range(first, first + ROLLS))
+    Campaign.objects.filter(pk=campaign.pk).update(event_seq=first + ROLLS - 1)
+    play_to_the_end(prepared, gm)
     return campaign
 
 
