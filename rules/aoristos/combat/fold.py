@@ -20,7 +20,7 @@ from rules.aoristos.combat.state import (
     pairs_get,
     pairs_set,
 )
-from rules.combat_kit import combatant, remembering
+from rules.combat_kit import combatant, copied, remembering
 from rules.errors import RulesError
 from rules.scene import EVENT_CLASSES as SCENE_KINDS
 from rules.scene import evolve_scene
@@ -60,7 +60,7 @@ def _combatant_updated(state: Encounter, event: E.CombatantUpdated) -> Encounter
     changes = dict(event.changes)
     if "x" in changes or "y" in changes:  # placed by the GM: no trail to it
         changes["path"] = ()
-    return state.put(combatant(state, event.id).with_(**changes))
+    return state.put(copied(combatant(state, event.id), changes))
 
 
 def _combatant_removed(state: Encounter, event: E.CombatantRemoved) -> Encounter:
@@ -119,7 +119,7 @@ def _activation_started(state: Encounter, event: E.ActivationStarted) -> Encount
     }
     if event.bow_test is not None and not event.bow_test[3]:
         changes["wound_up"] = None  # p. 7: the arrow is spent
-    return state.put(c.with_(**changes), turn=event.turn)
+    return state.put(copied(c, changes), turn=event.turn)
 
 
 def _moved(state: Encounter, event: E.Moved) -> Encounter:
@@ -260,7 +260,7 @@ def _attack_resolved(state: Encounter, event: E.AttackResolved) -> Encounter:
     if weapon.thrown:  # the thrown weapon leaves the hand
         changes["right"] = None if c.right == weapon.key else c.right
         changes["left"] = None if c.left == weapon.key else c.left
-    return state.put(c.with_(**changes), attack=None)
+    return state.put(copied(c, changes), attack=None)
 
 
 def _wounded(state: Encounter, event: E.Wounded) -> Encounter:
@@ -289,7 +289,7 @@ def _wounded(state: Encounter, event: E.Wounded) -> Encounter:
         changes["extended"] = None
     if event.cancelled == "overwatch" or event.nerve_shock:
         changes["overwatch"] = None
-    return state.put(c.with_(**changes))
+    return state.put(copied(c, changes))
 
 
 def _activation_ended(state: Encounter, event: E.ActivationEnded) -> Encounter:
@@ -329,7 +329,7 @@ def _reaction_done(state: Encounter, event: E.ReactionDone) -> Encounter:
     changes = {"reacting": False}
     if reaction.kind == "overwatch":
         changes["overwatch"] = None  # p. 11: once
-    return state.put(c.with_(**changes), reactions=state.reactions[1:])
+    return state.put(copied(c, changes), reactions=state.reactions[1:])
 
 
 def _woke(state: Encounter, event: E.Woke) -> Encounter:

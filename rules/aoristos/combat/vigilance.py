@@ -4,6 +4,8 @@ metre a target moves with RÖR in its vigilance (p. 9). The attack's threshold, 
 vigilance is the larger part, is `attacks.threshold_parts`.
 """
 
+from operator import itemgetter
+
 from rules.aoristos.combat import figures as F
 from rules.aoristos.combat.reading import (
     AttackFacts,
@@ -61,8 +63,9 @@ def default_vigilance(options: dict[str, int], bonus: int = 0) -> tuple[str, ...
     Naming any property brings the vigilance bonus (p. 8: it helps "all vaksamhet, oavsett
     egenskaperna"), so when none is worth more than 0 the offer names the best one if it
     and the bonus together raise the ST: a positive bonus is never left unused."""
-    ranked = sorted(options.items(), key=lambda item: -item[1])
-    chosen = tuple(key for key, value in ranked[: F.VIGILANCE_MAX] if value > 0)
+    # Highest first; equal values keep the text's order (a reversed sort stays stable).
+    ranked = sorted(options.items(), key=itemgetter(1), reverse=True)
+    chosen = tuple([key for key, value in ranked[: F.VIGILANCE_MAX] if value > 0])
     if not chosen and ranked and ranked[0][1] + bonus > 0:
         chosen = (ranked[0][0],)
     return chosen
