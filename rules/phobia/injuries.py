@@ -54,6 +54,7 @@ from enum import StrEnum
 from fractions import Fraction
 from types import MappingProxyType
 
+from rules.combat_kit import quick_init
 from rules.errors import RulesError
 from rules.phobia.dice import (
     MAX_OB_DICE,
@@ -545,6 +546,7 @@ class PendingCheck:
     difficulty: int
 
 
+@quick_init  # a simulated fight makes dozens (combat_kit.quick_init)
 @dataclass(frozen=True)
 class Hit:
     """A hit applied (lines 818-852). ``trauma``/``pain`` are all boxes the hit gives,

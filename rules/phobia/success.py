@@ -31,6 +31,7 @@ from functools import lru_cache
 from itertools import accumulate
 from types import MappingProxyType
 
+from rules.combat_kit import quick_init
 from rules.errors import RulesError
 from rules.phobia.dice import (
     MAX_EXACT_TOTAL,
@@ -130,6 +131,7 @@ def fumble_risk(first: tuple[int, ...]) -> bool:
     return first.count(SIDES) >= 2
 
 
+@quick_init  # a simulated fight makes dozens (combat_kit.quick_init)
 @dataclass(frozen=True)
 class TestOutcome:
     """A resolved test: the roll, the chance, and what the rules make of them."""

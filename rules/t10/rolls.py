@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
 
+from rules.combat_kit import quick_init
 from rules.errors import RulesError
 
 __all__ = [
@@ -59,6 +60,7 @@ def sum_distribution() -> Mapping[int, Fraction]:
     return {s: Fraction(10 - abs(s - 11), 100) for s in range(2, 21)}
 
 
+@quick_init  # a simulated fight makes dozens (combat_kit.quick_init)
 @dataclass(frozen=True)
 class Outcome:
     """A rolled skill roll: the dice, the bonus added, the total, and its degrees."""

@@ -10,7 +10,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from rules import scene
-from rules.combat_kit import FieldReader, RemoveCombatant, bad, read_command, stat_block_fields
+from rules.combat_kit import (
+    FieldReader,
+    RemoveCombatant,
+    bad,
+    quick_init,
+    read_command,
+    stat_block_fields,
+)
 from rules.phobia.combat.state import AREAS, DAMAGE_TYPES, RESPONSES, Armour, Weapon
 
 MAX_KEY = 40
@@ -141,6 +148,7 @@ class EndEncounter:
 # A combatant's own ---------------------------------------------------------------------------
 
 
+@quick_init  # a simulated fight makes dozens (combat_kit.quick_init)
 @dataclass(frozen=True)
 class Declare:
     """How many active actions the turn holds (lines 653-658, 693-701); 0 is Avvakta
@@ -150,6 +158,7 @@ class Declare:
     actions: int
 
 
+@quick_init  # a simulated fight makes dozens (combat_kit.quick_init)
 @dataclass(frozen=True)
 class Attack:
     """An active action against `target` (Skjuta, Kasta, Anfalla; lines 711-723); `aim`:
@@ -188,6 +197,7 @@ class EndTurn:
     id: str
 
 
+@quick_init  # a simulated fight makes dozens (combat_kit.quick_init)
 @dataclass(frozen=True)
 class Respond:
     """A response action to the pending attack (lines 667-691, 771-804)."""

@@ -7,11 +7,12 @@ of its events. Each event names its combatants by id.
 from dataclasses import dataclass
 
 from rules import scene
-from rules.combat_kit import CombatantRemoved, CombatantUpdated  # alike in every system
+from rules.combat_kit import CombatantRemoved, CombatantUpdated, quick_init  # alike in every system
 from rules.phobia.combat.state import Combatant, Injury
 from rules.phobia.injuries import Bleeding
 
 
+@quick_init  # a simulated fight makes dozens (combat_kit.quick_init)
 @dataclass(frozen=True)
 class Test:
     """One success test (lines 30-65, 385-512): `chance` against Ob`difficulty`T6, the
@@ -67,6 +68,7 @@ class RoundStarted:
     dice: tuple[tuple[str, int], ...] = ()
 
 
+@quick_init  # a simulated fight makes dozens (combat_kit.quick_init)
 @dataclass(frozen=True)
 class TurnStarted:
     """Highest TO first, ties by RÖR (lines 631-636); `turn_order` is the TO it acts at."""
@@ -75,12 +77,14 @@ class TurnStarted:
     turn_order: int
 
 
+@quick_init  # a simulated fight makes dozens (combat_kit.quick_init)
 @dataclass(frozen=True)
 class Declared:
     id: str
     actions: int
 
 
+@quick_init  # a simulated fight makes dozens (combat_kit.quick_init)
 @dataclass(frozen=True)
 class Moved:
     """`mode`: "" within the free 2 m, "move" up to FÖR (all actions harder), "run" up to
@@ -114,6 +118,7 @@ class AimTaken:
     turn_order: int
 
 
+@quick_init  # a simulated fight makes dozens (combat_kit.quick_init)
 @dataclass(frozen=True)
 class AttackDeclared:
     """An attack revealed (lines 693-701), with its difficulty's parts; the responses
@@ -127,6 +132,7 @@ class AttackDeclared:
     parts: tuple[tuple[str, int], ...]
 
 
+@quick_init  # a simulated fight makes dozens (combat_kit.quick_init)
 @dataclass(frozen=True)
 class ResponseDeclared:
     id: str
@@ -137,6 +143,7 @@ class ResponseDeclared:
     area: str | None = None
 
 
+@quick_init  # a simulated fight makes dozens (combat_kit.quick_init)
 @dataclass(frozen=True)
 class Answered:
     """The target answered the attack (`passed`: with no response), or cannot: it is
@@ -146,6 +153,7 @@ class Answered:
     passed: bool = False
 
 
+@quick_init  # a simulated fight makes dozens (combat_kit.quick_init)
 @dataclass(frozen=True)
 class AttackRolled:
     """The attack test; against a defence (Försvara sig, lines 796-799), both tests as an
@@ -162,6 +170,7 @@ class AttackRolled:
     response: bool = False  # a shot back (lines 773-778), not an active action
 
 
+@quick_init  # a simulated fight makes dozens (combat_kit.quick_init)
 @dataclass(frozen=True)
 class Wounded:
     """One hit applied (the flow chart, lines 818-839): the damage roll, protection,
@@ -221,6 +230,7 @@ class AimLost:
     id: str
 
 
+@quick_init  # a simulated fight makes dozens (combat_kit.quick_init)
 @dataclass(frozen=True)
 class TurnEnded:
     id: str

@@ -5,7 +5,7 @@ and survive the JSON codec of `rules.engine` unchanged.
 
 from dataclasses import dataclass, field
 
-from rules.combat_kit import Roster, changed, pairs_get
+from rules.combat_kit import Roster, changed, pairs_get, quick_init
 from rules.phobia.injuries import DEFAULT_COLUMNS, DEFAULT_PER_ROW, Bleeding
 from rules.scene import VALUE_TYPES as SCENE_VALUES
 from rules.scene import Scene
@@ -182,6 +182,7 @@ class Combatant:
         return changed(self, **changes)
 
 
+@quick_init  # a simulated fight makes dozens (combat_kit.quick_init)
 @dataclass(frozen=True)
 class Response:
     """A response action declared against the pending attack (lines 667-677, 771-804),
@@ -195,6 +196,7 @@ class Response:
     area: str | None = None  # a shot back's area
 
 
+@quick_init  # a simulated fight makes dozens (combat_kit.quick_init)
 @dataclass(frozen=True)
 class Pending:
     """An attack declared and waiting for the responses (lines 693-703): the target

@@ -11,7 +11,14 @@ from dataclasses import MISSING, dataclass
 from typing import Any
 
 from rules import scene
-from rules.combat_kit import FieldReader, RemoveCombatant, bad, read_command, stat_block_fields
+from rules.combat_kit import (
+    FieldReader,
+    RemoveCombatant,
+    bad,
+    quick_init,
+    read_command,
+    stat_block_fields,
+)
 from rules.t10.character import ABILITIES, SKILLS
 from rules.t10.combat.state import MAX_PROTECTION, MODES, STANCES, Armour, Weapon
 
@@ -123,6 +130,7 @@ class EndEncounter:
 # A combatant's own: actions that cost AP ---------------------------------------------------
 
 
+@quick_init  # a simulated fight makes dozens (combat_kit.quick_init)
 @dataclass(frozen=True)
 class Attack:
     """An attack roll with the weapon at hand against `target`, `distance` metres away;
@@ -137,6 +145,7 @@ class Attack:
     modifier: int = 0
 
 
+@quick_init  # a simulated fight makes dozens (combat_kit.quick_init)
 @dataclass(frozen=True)
 class Move:
     """Förflyttning, paid per metre (house rule `metres_per_ap`): to the point (`x`, `y`)
@@ -157,6 +166,7 @@ class Cover:
     id: str
 
 
+@quick_init  # a simulated fight makes dozens (combat_kit.quick_init)
 @dataclass(frozen=True)
 class Stance:
     """Change stance (Ställningar) with the weapon at hand, or with `weapon` from Normal."""

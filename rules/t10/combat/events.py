@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rules import scene
-from rules.combat_kit import CombatantRemoved, CombatantUpdated  # alike in every system
+from rules.combat_kit import CombatantRemoved, CombatantUpdated, quick_init  # alike in every system
 from rules.t10.combat.state import Combatant
 from rules.t10.rolls import Outcome
 
@@ -42,6 +42,7 @@ class RoundStarted:
     ap: tuple[tuple[str, int], ...]
 
 
+@quick_init  # a simulated fight makes dozens (combat_kit.quick_init)
 @dataclass(frozen=True)
 class TurnStarted:
     id: str
@@ -85,6 +86,7 @@ class ActionLost:
     why: str
 
 
+@quick_init  # a simulated fight makes dozens (combat_kit.quick_init)
 @dataclass(frozen=True)
 class APSpent:
     """AP paid for an action: `ap` from the turn's, `saved` from the saved ones;
@@ -96,6 +98,7 @@ class APSpent:
     action: str
 
 
+@quick_init  # a simulated fight makes dozens (combat_kit.quick_init)
 @dataclass(frozen=True)
 class Moved:
     """`x`, `y`: the point moved to on the map; None for a move typed in metres only (and
@@ -112,6 +115,7 @@ class CoverTaken:
     id: str
 
 
+@quick_init  # a simulated fight makes dozens (combat_kit.quick_init)
 @dataclass(frozen=True)
 class StanceChanged:
     id: str
@@ -174,6 +178,7 @@ class Recovered:
     points: int
 
 
+@quick_init  # a simulated fight makes dozens (combat_kit.quick_init)
 @dataclass(frozen=True)
 class AttackDeclared:
     """An attack waits for the reactions of `waiting` (those with saved AP)."""
@@ -199,6 +204,7 @@ class Passed:
     id: str
 
 
+@quick_init  # a simulated fight makes dozens (combat_kit.quick_init)
 @dataclass(frozen=True)
 class ReactionsClosed:
     """Everyone has answered: the reactions are carried out, then the attack."""
@@ -215,6 +221,7 @@ class ReactionLost:
     why: str
 
 
+@quick_init  # a simulated fight makes dozens (combat_kit.quick_init)
 @dataclass(frozen=True)
 class AttackRolled:
     """The attack rolls (E one, A two), each 2T10 + the sum of `parts`. `covered`: an
@@ -242,6 +249,7 @@ class AttackLost:
     why: str
 
 
+@quick_init  # a simulated fight makes dozens (combat_kit.quick_init)
 @dataclass(frozen=True)
 class Damaged:
     """Damage dealt (`amount`, before Kroppsskydd): Utmattning + amount, Skada + what
@@ -261,6 +269,7 @@ class Damaged:
     unconscious: bool = False
 
 
+@quick_init  # a simulated fight makes dozens (combat_kit.quick_init)
 @dataclass(frozen=True)
 class TurnEnded:
     """The turn is over; `saved`: the AP left, saved until the round ends."""

@@ -6,7 +6,7 @@ and survive the JSON codec of `rules.engine` unchanged.
 from dataclasses import dataclass, field
 from typing import Any
 
-from rules.combat_kit import Roster, changed, pairs_get
+from rules.combat_kit import Roster, changed, pairs_get, quick_init
 from rules.scene import VALUE_TYPES as SCENE_VALUES
 from rules.scene import Scene
 from rules.t10.character import AP_PER_ROUND
@@ -189,6 +189,7 @@ class Reaction:
     cost: int
 
 
+@quick_init  # a simulated fight makes dozens (combat_kit.quick_init)
 @dataclass(frozen=True)
 class Pending:
     """An attack declared and waiting for the combatants with saved AP (`waiting`) to
