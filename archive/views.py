@@ -22,6 +22,7 @@ from archive import handover, jobs
 from archive.export import archive_filename, campaign_archive
 from archive.models import ImportJob, Placeholder
 from campaigns.access import Access, get_campaign, get_character
+from core.params import ParamError, strict_id
 
 
 def streamed(request, chunks):
@@ -113,9 +114,12 @@ def placeholder_handover(request, pk: int, placeholder: int):
     campaign, _membership = get_campaign(request, pk, gm=True)
     holder = get_object_or_404(Placeholder.objects.select_related("user"), pk=placeholder,
                                campaign=campaign)
-    target = campaign.memberships.filter(pk=request.POST.get("member", "")
-                                         if str(request.POST.get("member", "")).isdigit()
-                                         else None).select_related("user").first()
+    try:
+        member = strict_id(request.POST.get("member"), name="member")
+    except ParamError:
+        member = None
+    target = (campaign.memberships.filter(pk=member).select_related("user").first()
+              if member is not None else None)
     if target is None or not target.user.is_active or target.is_gm:
         messages.error(request, _("Choose a player who has joined the campaign."))
         return redirect(campaign.get_absolute_url() + "#archive")
