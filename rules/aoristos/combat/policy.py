@@ -46,8 +46,9 @@ def start_command(state: Encounter):
     return C.StartCombat() if state.round == 0 else None
 
 
-def can_act(c: Combatant) -> bool:
-    return c.acts
+# Who can act: the combatant's own `acts`, its getter itself (the play's loop asks it of
+# every combatant before every command: one call, not a function calling a property).
+can_act = Combatant.acts.fget
 
 
 def fate(c: Combatant) -> Fate:

@@ -30,8 +30,12 @@ def in_melee(state: Encounter, c: Combatant) -> bool:
     campaign's `melee_reach` (house rule)."""
     reach, side, x, y = state.house.melee_reach, c.side, c.x, c.y
     for o in state.combatants:  # `foes`, unrolled: every attack asks it again and again
-        if o.side != side and o.alive and o.conscious and math.hypot(x - o.x, y - o.y) <= reach:
-            return True
+        if o.side != side and o.alive and o.conscious:
+            dx, dy = x - o.x, y - o.y
+            # A foe farther than `reach` along either axis is out of reach (the distance
+            # is never less than either): no hypot for the foes across the field.
+            if -reach <= dx <= reach and -reach <= dy <= reach and math.hypot(dx, dy) <= reach:
+                return True
     return False
 
 

@@ -7,7 +7,7 @@ state exactly; the handlers fold their own events in with it to see what follows
 `engine` hands it to the engine object.
 """
 
-from rules.combat_kit import combatant, remembering
+from rules.combat_kit import combatant, copied, remembering
 from rules.errors import RulesError
 from rules.phobia.combat import events as E
 from rules.phobia.combat.state import (
@@ -77,7 +77,7 @@ def wound(c: Combatant, event: E.Wounded, now: int) -> Combatant:
         changes["conscious"] = False
     elif event.unconscious:
         changes["conscious"] = False
-    return c.with_(**changes)
+    return copied(c, changes)
 
 
 @remembering  # handlers fold their events to see what follows; `play` folds them again
@@ -92,7 +92,7 @@ def evolve(state: Encounter, event) -> Encounter:
         # with every other change; that is no placement, and the trail stays.
         if changes.get("x", c.x) != c.x or changes.get("y", c.y) != c.y:
             changes["path"] = ()
-        return state.put(c.with_(**changes))
+        return state.put(copied(c, changes))
     if kind is E.CombatantRemoved:
         return state.without(event.id)
     if kind is E.RoundStarted:
@@ -112,7 +112,7 @@ def evolve(state: Encounter, event) -> Encounter:
             changes.update(x=event.x, y=event.y, path=trail(c, event.x, event.y))
         if event.action:
             changes.update(move_mode=event.mode, actives=c.actives + 1)
-        return state.put(c.with_(**changes))
+        return state.put(copied(c, changes))
     if kind is E.Acted:
         c = combatant(state, event.id)
         return state.put(c.with_(actives=c.actives + 1))
@@ -167,7 +167,7 @@ def evolve(state: Encounter, event) -> Encounter:
         }
         if event.unconscious:
             changes["conscious"] = False
-        return state.put(c.with_(**changes))
+        return state.put(copied(c, changes))
     if kind is E.RoundEnded:
         return changed(state, seconds=state.seconds + ROUND_SECONDS, active=None, round_closed=True)
     if kind is E.TimeAdvanced:

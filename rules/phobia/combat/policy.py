@@ -36,8 +36,9 @@ def start_command(state: Encounter):
     return C.StartRound() if state.round == 0 else None
 
 
-def can_act(c: Combatant) -> bool:
-    return c.acts
+# Who can act: the combatant's own `acts`, its getter itself (the play's loop asks it of
+# every combatant before every command: one call, not a function calling a property).
+can_act = Combatant.acts.fget
 
 
 LIMBS = ("arm", "leg")  # the table's limb areas (lines 969-975, 998-1004)

@@ -6,7 +6,7 @@ state exactly; the handlers fold their own events in with it to see what follows
 `engine` hands it to the engine object.
 """
 
-from rules.combat_kit import combatant, remembering
+from rules.combat_kit import combatant, copied, remembering
 from rules.errors import RulesError
 from rules.scene import EVENT_CLASSES as SCENE_KINDS
 from rules.scene import evolve_scene
@@ -34,7 +34,7 @@ def trail(c: Combatant, x: float, y: float) -> tuple[tuple[float, float], ...]:
 
 
 def _put(state: Encounter, cid: str, **changes) -> Encounter:
-    return state.put(combatant(state, cid).with_(**changes))
+    return state.put(copied(combatant(state, cid), changes))  # `changes` as it is
 
 
 @remembering  # handlers fold their events to see what follows; `play` folds them again
