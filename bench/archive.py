@@ -10,6 +10,7 @@ the table's history does, per row). Medians of 3 runs, wall time.
 Prints a markdown table with the other benches' columns.
 """
 
+import atexit
 import os
 import statistics
 import sys
@@ -35,13 +36,13 @@ def setup() -> None:
     import django
 
     django.setup()
-    from django.conf import settings
     from django.db import connection
-    from django.test.utils import setup_databases
+    from django.test.utils import setup_databases, teardown_databases
 
     if connection.vendor == "postgresql":  # a database of its own, dropped at the end
-        settings.DATABASES["default"]["TEST"] = {"NAME": "aoristos_bench_archive"}
-        setup_databases(verbosity=0, interactive=False)
+        connection.settings_dict["TEST"]["NAME"] = "aoristos_bench_archive"
+        made = setup_databases(verbosity=0, interactive=False)
+        atexit.register(teardown_databases, made, verbosity=0)
     else:
         from django.core.management import call_command
 
