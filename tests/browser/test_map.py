@@ -99,7 +99,10 @@ def tap_token(page, cid, x, y):
 
 
 def tap(page, x, y):
-    """Tap the map at (x, y) metres, the map scrolled into view first (as a thumb would)."""
+    """Tap the map at (x, y) metres, the map scrolled into view first (as a thumb would),
+    once its tokens are drawn: before the map's data has come the page ignores a tap (on
+    a loaded machine the first tap came too early, once)."""
+    page.locator(".map-token").first.wait_for(timeout=LIVE)
     page.get_by_test_id("map-viewport").scroll_into_view_if_needed()
     page.mouse.click(*screen_point(page, x, y))
 
