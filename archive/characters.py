@@ -9,8 +9,7 @@ from django.utils.text import slugify
 
 from archive import format as fmt
 from archive.export import ledger_row, usernames, when
-from archive.importer import character_parts, checked, one_of
-from campaigns.models import AVAILABLE_SYSTEMS
+from archive.importer import SYSTEMS, character_parts, checked, insert, one_of
 from characters.models import Character
 
 MAX_BYTES = 4 * 1024 * 1024
@@ -61,12 +60,9 @@ def create(row: dict, owner) -> Character:
     """The character of `row` made the user's own, with its ledger (call it in a
     transaction: a refused part leaves nothing)."""
     where = "the character"
-    one_of(row.get("rule_system"), [s.value for s in AVAILABLE_SYSTEMS], where,
-           "the rule system")
-    data = {k: v for k, v in row.items() if k not in ("items", "ledger", "favourites")}
-    character = checked(Character, where, data, FIELDS, owner=owner, campaign=None)
-    from archive.importer import insert
-
+    one_of(row.get("rule_system"), SYSTEMS, where, "the rule system")
+    character = checked(Character, where, row, (*FIELDS, "items", "ledger", "favourites"),
+                        owner=owner, campaign=None)
     insert([character])
 
     def user_of(entry, key, _where):  # who gave an award: the owner if it was them

@@ -20,7 +20,7 @@ import contextlib
 import datetime
 import json
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from django.contrib.auth import get_user_model
 from django.core.serializers.json import DjangoJSONEncoder
@@ -98,8 +98,9 @@ def snapshot():
             cursor.execute("ROLLBACK")
 
 
-def usernames() -> dict[int, str]:
-    """Every user's name by id, read when a row names a user (few per campaign)."""
+def usernames() -> Callable[[int | None], str | None]:
+    """A user's name by id, each read once when a row first names it (few per
+    campaign)."""
     cache: dict[int, str] = {}
     User = get_user_model()
 

@@ -32,6 +32,3 @@ def hand_over(holder: Placeholder, target: Membership) -> None:
         if seat is not None:
             Membership.objects.filter(pk=target.pk).update(seat=seat.seat)
         old.delete()  # its membership and the placeholder row go with it
-    from combat import services
-
-    services.forget()  # folded fights remember their controllers

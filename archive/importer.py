@@ -43,6 +43,13 @@ BODY_ID = re.compile(r"ch([1-9][0-9]{0,17})")
 ORIGIN = re.compile(r"e([1-9][0-9]{0,17})(v[0-9]+\.[0-9]+)")
 JOURNAL_LINK = re.compile(r".*#entry-([1-9][0-9]{0,17})")
 PROGRESS_EVERY = 200  # rows between progress reports
+SYSTEMS = [system.value for system in AVAILABLE_SYSTEMS]
+
+
+def stamped(field) -> bool:
+    """A time Django sets itself on save (`auto_now`, `auto_now_add`): an archive may
+    leave it out, and then it is now."""
+    return isinstance(field, DateTimeField) and (field.auto_now or field.auto_now_add)
 
 
 def insert(objs: list) -> None:
@@ -55,7 +62,7 @@ def insert(objs: list) -> None:
     meta = model._meta
     fields = [f for f in meta.concrete_fields if not f.primary_key]
     for field in fields:  # a time the archive left out is now
-        if isinstance(field, DateTimeField) and (field.auto_now or field.auto_now_add):
+        if stamped(field):
             for obj in objs:
                 if getattr(obj, field.attname) is None:
                     setattr(obj, field.attname, timezone.now())
@@ -86,8 +93,7 @@ def checked(model, where: str, data: dict, allowed: tuple[str, ...], **fixed):
             continue
         raw = getattr(obj, field.attname)
         if raw is None:
-            if not field.null and not (isinstance(field, DateTimeField)
-                                       and (field.auto_now or field.auto_now_add)):
+            if not field.null and not stamped(field):
                 raise ArchiveError(f"{where}: {field.name} is missing")
             continue
         try:
@@ -218,12 +224,10 @@ class Importer:
         if not isinstance(members, list):
             raise ArchiveError(f"{where}: members is a list")
         self.gm_name = gm_name
-        one_of(row.get("rule_system"), [s.value for s in AVAILABLE_SYSTEMS], where,
-               "the rule system")
-        data = {k: v for k, v in row.items() if k not in ("members", "gm")}
-        campaign = checked(Campaign, where, data, (
+        one_of(row.get("rule_system"), SYSTEMS, where, "the rule system")
+        campaign = checked(Campaign, where, row, (
             "name", "rule_system", "starting_dp", "level_cap", "house_rules", "gm_notes",
-            "event_seq", "created_at"), gm=self.user)
+            "event_seq", "created_at", "gm", "members"), gm=self.user)
         try:
             campaign.house()  # the rule system reads every house rule
         except (RulesError, ValueError, TypeError, AttributeError) as error:
@@ -241,8 +245,8 @@ class Importer:
                 raise ArchiveError(f"{at}: a member's username is missing or given twice")
             seen_users.add(user.pk)
             role = Membership.Role.GM if user == self.user else Membership.Role.PLAYER
-            data = {k: v for k, v in member.items() if k not in ("user", "id", "role")}
-            membership = checked(Membership, at, data, ("seat", "joined_at"),
+            membership = checked(Membership, at, member, ("id", "user", "role", "seat",
+                                                          "joined_at"),
                                  campaign=campaign, user=user, role=role)
             made.append((member.get("id"), membership))
         if self.user.pk not in seen_users:  # an archive without its GM's membership
@@ -315,18 +319,12 @@ class Importer:
             if owner is None:
                 raise ArchiveError(f"{where}: a character has an owner")
             in_campaign = row.get("in_campaign") is True
-            data = {k: v for k, v in row.items()
-                    if k not in ("id", "owner", "in_campaign", "items", "ledger", "favourites")}
-            extra = set(row) - set(fields)
-            if extra:
-                raise ArchiveError(f"{where}: unknown field {sorted(extra)[0][:40]!r}")
-            character = checked(Character, where, data, fields[3:15], owner=owner,
+            character = checked(Character, where, row, fields, owner=owner,
                                 campaign=campaign if in_campaign else None)
+            one_of(character.rule_system, SYSTEMS, where, "the rule system")
             if in_campaign and character.rule_system != campaign.rule_system:
                 raise ArchiveError(f"{where}: a {character.rule_system} character cannot "
                                    f"play in a {campaign.rule_system} campaign")
-            one_of(character.rule_system, [s.value for s in AVAILABLE_SYSTEMS], where,
-                   "the rule system")
             insert([character])
             self.characters[old] = character.pk
             character_parts(character, row, where, self.user_of)
@@ -344,10 +342,9 @@ class Importer:
             controllers = row.get("controllers") or {}
             if not isinstance(controllers, dict):
                 raise ArchiveError(f"{where}: controllers is an object")
-            data = {k: v for k, v in row.items() if k not in ("controllers", "pictures")}
-            encounter = checked(Encounter, where, data, (
+            encounter = checked(Encounter, where, row, (
                 "id", "name", "system", "kind", "house_rules", "version", "ended",
-                "created_at"), campaign=campaign, controllers={
+                "controllers", "created_at", "pictures"), campaign=campaign, controllers={
                                     str(cid)[:30]: self.user_for(name, where,
                                                                  gm_name=self.gm_name).pk
                                     for cid, name in controllers.items()})
@@ -421,7 +418,7 @@ class Importer:
             for key, item in value.items():
                 if key == "character_id" and item is not None:
                     out[key] = self.character(item, where)
-                elif key == "key" and value.get("_") in ("Picture", "SetPicture") \
+                elif key == "key" and value.get("_") == "Picture" \
                         and isinstance(item, str) and item:
                     if not item.isascii() or not item.isdigit() \
                             or int(item) not in self.pictures:
@@ -522,7 +519,8 @@ class Importer:
                 services.folded(encounter)
             except (RulesError, KeyError, TypeError, ValueError, AttributeError,
                     IndexError) as error:
-                services.forget()
+                for made in self.encounters.values():  # the fold remembers what rolls back
+                    services.forget(made.pk)
                 raise ArchiveError(f"the fight {encounter.name[:60]!r} cannot be replayed: "
                                    f"{str(error)[:200]}") from None
 
@@ -562,7 +560,6 @@ def _object(value, where: str) -> dict:
     if not isinstance(value, dict):
         raise ArchiveError(f"{where}: a row is a JSON object")
     return value
-
 
 
 def moment(value, where: str):

@@ -51,7 +51,7 @@ def campaign_download(request, pk: int):
     """The campaign's archive: the GM's whole one, or what this player sees."""
     campaign, membership = get_campaign(request, pk)
     membership.user = request.user
-    response = streamed(request, iter(campaign_archive(campaign, membership)))
+    response = streamed(request, campaign_archive(campaign, membership))
     response["Content-Type"] = "application/zip"
     name = archive_filename(campaign, gm=membership.is_gm)
     response["Content-Disposition"] = f'attachment; filename="{name}"'
