@@ -439,12 +439,30 @@ def play(
     return tuple(events + more), after
 
 
+class Folded(list):
+    """A handler's events with the state after them (`after`), when the handler folded
+    them itself on its way (an attack folds each step to see what follows): `play` and
+    `decide` take `after` instead of folding them again. `before` is the state they were
+    folded from; a handler that hands on events folded from another state (an extended
+    activity's completion) is folded again, not trusted."""
+
+    __slots__ = ("before", "after")
+
+    def __init__(self, before, events: list, after):
+        super().__init__(events)
+        self.before = before
+        self.after = after
+
+
 def _handled(state, command, rng, handlers: Mapping[type, Callable], evolve: Callable):
     """The handler's events and the state after them."""
     handler = handlers.get(type(command))
     if handler is None:
         refuse(_("unknown command {command}"), "unknown_command", command=type(command).__name__)
-    events = list(handler(state, command, rng))
+    events = handler(state, command, rng)
+    if type(events) is Folded and events.before is state:
+        return events, events.after
+    events = list(events)
     after = state
     for event in events:
         after = evolve(after, event)
@@ -724,6 +742,9 @@ class SystemCombat:
         self._views = views
         self._house_rules = house_rules
         self._policy = policy
+        played = getattr(rules, "play", None)
+        if played is not None:  # the system's own `play`, called with no layer between
+            self.play = played  # (a simulation plays tens of thousands of commands)
 
     def house_rules(self):
         return self._house_rules
@@ -741,11 +762,8 @@ class SystemCombat:
         return self._rules.evolve(state, event)
 
     def play(self, state, command, rng) -> tuple[tuple, Any]:
-        """`decide`'s events and the state after them (the system's `play` when it folds
-        them once, else `decide` then `evolve`)."""
-        played = getattr(self._rules, "play", None)
-        if played is not None:
-            return played(state, command, rng)
+        """`decide`'s events and the state after them: `decide` then `evolve` (a system
+        whose rules have a `play` that folds them once has it instead, see `__init__`)."""
         events = self._rules.decide(state, command, rng)
         for event in events:
             state = self._rules.evolve(state, event)

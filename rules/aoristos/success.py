@@ -48,6 +48,12 @@ def test_hand(nerve_shock: int = 0, free: int = 0, forced: int = 0) -> Hand:  # 
     is immutable: one value serves every test; `typed`, so True is refused, not taken
     for a 1 asked before.)
     """
+    if (
+        type(nerve_shock) is type(free) is type(forced) is int
+        and nerve_shock >= 0
+        and not (free or forced)
+    ):
+        return plain_test_hand(nerve_shock)  # the usual test: the checks below in one
     for name, value in (
         ("nerve_shock", nerve_shock),
         ("free", free),
@@ -59,6 +65,13 @@ def test_hand(nerve_shock: int = 0, free: int = 0, forced: int = 0) -> Hand:  # 
 
 
 test_hand.__test__ = False  # not a pytest test, despite the name
+
+
+@lru_cache(maxsize=64)
+def plain_test_hand(nerve_shock: int) -> Hand:
+    """`test_hand(nerve_shock)` with no circumstances, made once per degree (every VIL
+    test against a wound's pain asks it)."""
+    return Hand.of(1, forced=1 + nerve_shock)
 
 
 @dataclass(frozen=True)

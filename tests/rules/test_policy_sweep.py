@@ -59,3 +59,54 @@ def test_the_browser_tests_fight_does_not_stall_on_a_reload():
     summary = S.simulate(engine, state, fights=100, seed=3)
     assert summary.stuck == 0
     assert sum(summary.wins.values()) + summary.capped + summary.draws == 100
+
+
+class Checked:
+    """`engine`, whose `play` is checked at every command against `decide` with the same
+    dice and its events folded one by one from the state before: the handlers that hand
+    back the state they folded on their way (`combat_kit.Folded`: an attack, an
+    activation's end, the start with its opening shared by every fight of a run) must
+    give exactly the state the events make."""
+
+    def __init__(self, engine):
+        self.engine, self.policy, self.plays = engine, engine.policy, 0
+
+    def play(self, state, command, rng):
+        dice = rng.getstate()
+        events, after = self.engine.play(state, command, rng)
+        rng.setstate(dice)
+        decided = self.engine.decide(state, command, rng)
+        assert decided == events, command
+        folded = state
+        for event in decided:
+            folded = self.engine.evolve(folded, event)
+        assert folded == after, command
+        self.plays += 1
+        return events, after
+
+
+@pytest.mark.parametrize("system", ["aoristos", "t10", "phobia"])
+@pytest.mark.parametrize("gap", [1.5, 15.0])
+def test_play_gives_the_state_its_events_make(system, gap):
+    shooter, fighter = BLOCKS[system]
+    engine, state = fight(system, shooter, fighter, 3, gap)
+    checked = Checked(engine)
+    summary = S.simulate(checked, state, fights=25, seed=5)
+    assert summary.stuck == 0
+    assert checked.plays > 25 * 5  # the start, attacks, answers and ends, each checked
+
+
+def test_play_gives_the_state_its_events_make_after_a_surprise():
+    """A surprise rolls dice in the opening (p. 6): it is not shared between fights."""
+    shooter, fighter = BLOCKS["aoristos"]
+    engine, state = fight("aoristos", shooter, fighter, 3, 15.0)
+    state = engine.play(state, engine.parse_command({"type": "set_surprise", "side": "b",
+                                                     "hand": "1B1F"}), random.Random(0))[1]
+    checked = Checked(engine)
+    summary = S.simulate(checked, state, fights=25, seed=6)
+    assert summary.stuck == 0
+    orders = {
+        checked.engine.play(state, checked.policy.start_command(state), random.Random(s))[1].order
+        for s in range(12)
+    }
+    assert len(orders) > 1  # the surprise dice order the fight differently from fight to fight

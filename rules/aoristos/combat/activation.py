@@ -11,12 +11,12 @@ import math
 from rules.aoristos.combat import commands as C
 from rules.aoristos.combat import events as E
 from rules.aoristos.combat import figures as F
-from rules.aoristos.combat.fold import evolve
+from rules.aoristos.combat.fold import fold
 from rules.aoristos.combat.reading import PAIN_THRESHOLD, require_active
 from rules.aoristos.combat.state import Combatant, Encounter
 from rules.aoristos.dice import Purpose, parse_hand, roll
 from rules.aoristos.success import test_hand
-from rules.combat_kit import combatant, refuse, require_open
+from rules.combat_kit import Folded, combatant, refuse, require_open
 from rules.errors import gettext_noop as _
 
 # The fight begins (p. 6) ------------------------------------------------------------------
@@ -37,6 +37,29 @@ def _start(state: Encounter, cmd: C.StartCombat, rng):
         refuse(_("the fight has already started"), "started")
     if len(state.combatants) < 2:
         refuse(_("a fight needs at least two combatants"), "too_few")
+    opening = _OPENING
+    if opening[0] is state:  # a simulation starts its thousand fights from one encounter
+        started, first, after = opening[1]
+    else:
+        started, first, after = _opening(state, rng)
+    out = [started, first]
+    for index, cid in enumerate(after.order):
+        if combatant(after, cid).acts:
+            activation = start_activation(after, index, rng)
+            out.append(activation)
+            after = fold(after, activation)
+            break
+    return Folded(state, out, after)
+
+
+# The last encounter started without dice in its opening (no surprise), with that opening:
+# every fight a simulation plays from it starts the same until the first stress roll.
+_OPENING: tuple = (None, None)
+
+
+def _opening(state: Encounter, rng) -> tuple:
+    """The fight's CombatStarted and first RoundStarted (p. 6), and the state after them."""
+    global _OPENING
     surprise = dict(state.surprise)
     rolls = []
     scores = {}
@@ -53,15 +76,11 @@ def _start(state: Encounter, cmd: C.StartCombat, rng):
     seats = {c.id: c.seat for c in state.combatants}
     order = tuple(sorted(scores, key=lambda cid: (-scores[cid], seats[cid], position[cid])))
     started = E.CombatStarted(order, tuple(rolls))
-    after = evolve(state, started)
     first = E.RoundStarted(1)
-    after = evolve(after, first)
-    out = [started, first]
-    for index, cid in enumerate(order):
-        if combatant(after, cid).acts:
-            out.append(start_activation(after, index, rng))
-            break
-    return out
+    opening = started, first, fold(fold(state, started), first)
+    if not rolls:
+        _OPENING = (state, opening)
+    return opening
 
 
 def joins(state: Encounter, c) -> E.JoinedFight:
@@ -117,24 +136,25 @@ def start_activation(state: Encounter, index: int, rng) -> E.ActivationStarted:
     return E.ActivationStarted(c.id, index, stress.dice, stress.result, bow_test)
 
 
-def next_activation(state: Encounter, rng) -> list:
+def next_activation(state: Encounter, rng) -> Folded:
     """The events that hand the activation on: the next who acts this round, or a new
     round from the top of the order. Nothing when nobody can act."""
-    out = []
     for index in range(state.turn + 1, len(state.order)):
         if combatant(state, state.order[index]).acts:
-            out.append(start_activation(state, index, rng))
-            return out
+            started = start_activation(state, index, rng)
+            return Folded(state, [started], fold(state, started))
     if not any(c.acts for c in state.combatants if c.id in state.order):
-        return out
+        return Folded(state, [], state)
     new_round = E.RoundStarted(state.round + 1)
-    out.append(new_round)
-    after = evolve(state, new_round)
+    out = [new_round]
+    after = fold(state, new_round)
     for index in range(len(after.order)):
         if combatant(after, after.order[index]).acts:
-            out.append(start_activation(after, index, rng))
+            started = start_activation(after, index, rng)
+            out.append(started)
+            after = fold(after, started)
             break
-    return out
+    return Folded(state, out, after)
 
 
 def end_activation(state: Encounter, c: Combatant, rng) -> list:
@@ -147,7 +167,8 @@ def end_activation(state: Encounter, c: Combatant, rng) -> list:
         nerve_shock=min(c.nerve_shock, nerve),
         cp=F.effective_drive(c.drive, min(c.nerve_shock, nerve)),
     )
-    return [ended, *next_activation(evolve(state, ended), rng)]
+    handed_on = next_activation(fold(state, ended), rng)
+    return Folded(state, [ended, *handed_on], handed_on.after)
 
 
 def _skip(state: Encounter, cmd, rng):
@@ -175,7 +196,7 @@ def pay(state: Encounter, c: Combatant, cost: int, label: str, command, done) ->
     else cancels an extended activity without refund."""
     out = cancel_extended(c, "other_action")
     if cost <= c.cp:
-        return out + done()
+        return out + done() if out else done()  # done()'s events folded, when alone
     if c.cp <= 0:
         refuse(_("{name} has no KP left this activation"), "no_cp", name=c.name)
     return out + [E.ExtendedStarted(c.id, label, command, c.cp, cost - c.cp)]

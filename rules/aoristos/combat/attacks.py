@@ -13,7 +13,7 @@ from rules.aoristos.combat import commands as C
 from rules.aoristos.combat import events as E
 from rules.aoristos.combat import figures as F
 from rules.aoristos.combat.activation import cancel_extended, end_activation, pay
-from rules.aoristos.combat.fold import evolve
+from rules.aoristos.combat.fold import fold
 from rules.aoristos.combat.gear import AREAS
 from rules.aoristos.combat.items import holding
 from rules.aoristos.combat.movement import escape_decision
@@ -39,7 +39,7 @@ from rules.aoristos.combat.vigilance import (
 from rules.aoristos.combat.wounds import wound_event
 from rules.aoristos.dice import Hand, Purpose, roll
 from rules.aoristos.success import test_hand
-from rules.combat_kit import changed, combatant, refuse, remembering
+from rules.combat_kit import Folded, changed, combatant, refuse, remembering
 from rules.errors import gettext_noop as _
 
 VIGILANCE_RANGE = 10  # p. 9: the attacker within 10 m may abort a hit
@@ -356,11 +356,12 @@ def declare_attack(
         out.append(declared)
         after = state
         for event in out:
-            after = evolve(after, event)
-        pending = after.attack
+            after = fold(after, event)
         if not target.aware or not target.acts:
-            out += roll_attack(after, pending, (), rng)
-        return out
+            rolled = roll_attack(after, after.attack, (), rng)
+            out += rolled
+            after = rolled.after
+        return Folded(state, out, after)
 
     if prepaid or passive:
         return done()
@@ -410,7 +411,7 @@ def roll_attack(
         target.id, chosen, setup.threshold, tuple(parts), move_to, 1.0 if move_to else 0.0
     )
     out = [chose]
-    after = evolve(state, chose)
+    after = fold(state, chose)
     auto_dice = tuple([rng.randint(1, 6) for _ in range(setup.random_dice)])
     shots = setup.projectiles(auto_dice)
     hand = setup.hand(shots)
@@ -444,10 +445,12 @@ def roll_attack(
         abortable,
     )
     out.append(rolled_event)
-    after = evolve(after, rolled_event)
+    after = fold(after, rolled_event)
     if not abortable:
-        out += resolve_attack(after, rng, (setup, struck))
-    return out
+        resolved = resolve_attack(after, rng, (setup, struck))
+        out += resolved
+        after = resolved.after
+    return Folded(state, out, after)
 
 
 def _proceed(state: Encounter, cmd: C.Proceed, rng):
@@ -511,7 +514,10 @@ def resolve_attack(state: Encounter, rng, worked_out: tuple | None = None) -> li
             out.append(
                 wound_event(state, attacker, "right_arm", dealt, rng, f"parry 1B = {parry.result}")
             )
-        return out
+        after = state
+        for event in out:
+            after = fold(after, event)
+        return Folded(state, out, after)
     parts = [("margin", struck.margin)]
     if weapon.real:
         parts.append(("dice_again", dice_sum))
@@ -533,11 +539,9 @@ def resolve_attack(state: Encounter, rng, worked_out: tuple | None = None) -> li
         struck.final,
         struck.damage,
     )
-    after = evolve(state, resolved)
-    return [
-        resolved,
-        wound_event(after, combatant(after, target.id), area, struck.damage, rng, weapon.name),
-    ]
+    after = fold(state, resolved)
+    wound = wound_event(after, combatant(after, target.id), area, struck.damage, rng, weapon.name)
+    return Folded(state, [resolved, wound], fold(after, wound))
 
 
 # Distance aim and overwatch (p. 11) -------------------------------------------------------
@@ -577,7 +581,7 @@ def _overwatch(state: Encounter, cmd: C.Overwatch, rng):
     if c.cp < 1:
         refuse(_("{name} has no KP left"), "no_cp", name=c.name)
     watched = E.OverwatchStarted(c.id, cmd.x, cmd.y)
-    after = evolve(state, watched)
+    after = fold(state, watched)
     return [
         *cancel_extended(c, "other_action"),
         watched,

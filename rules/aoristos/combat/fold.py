@@ -36,17 +36,22 @@ def trail(c: Combatant, x: float, y: float) -> tuple[tuple[float, float], ...]:
     return (*(c.path or ((c.x, c.y),)), (x, y))
 
 
-@remembering  # handlers fold their events to see what follows; `play` folds them again
-def evolve(state: Encounter, event) -> Encounter:
+def fold(state: Encounter, event) -> Encounter:
     """`state` with `event` applied: the event's fold in `FOLDS`, by its type (one look-up:
     a chain of type tests cost a fight's hottest events, tested last, two of their ten
-    microseconds)."""
-    fold = FOLDS.get(type(event))
-    if fold is not None:
-        return fold(state, event)
+    microseconds). The handlers that hand back what they folded (`combat_kit.Folded`:
+    an attack, an activation's end) call this; the others `evolve`."""
+    folder = FOLDS.get(type(event))
+    if folder is not None:
+        return folder(state, event)
     if type(event) in SCENE_KINDS:
         return evolve_scene(state, event)
     raise RulesError(f"unknown event {type(event).__name__}")
+
+
+# `fold`, remembering its last calls: a handler that folds its events to see what follows
+# and does not hand the state back has them folded again by `play`, a look-up then.
+evolve = remembering(fold)
 
 
 # One fold per event type, in the order of the text's chapters.

@@ -74,12 +74,8 @@ class AttackSetup:
 
     def hand(self, shots: int) -> Hand:
         """The attack test's hand for this many projectiles (p. 9, 13)."""
-        return F.attack_hand(
-            aim=self.aim,
-            occupied_hands=self.occupied_hands,
-            two_handed_grip=self.two_handed_grip,
-            projectiles=shots,
-            nerve_shock=self.nerve_shock,
+        return _attack_hand(
+            self.aim, self.occupied_hands, self.two_handed_grip, shots, self.nerve_shock
         )
 
     def has_area(self, shots: int) -> bool:
@@ -107,6 +103,18 @@ class AttackSetup:
     def damage_on(self, area: str | None, active: int) -> int:
         """p. 12-13: the final strength on that area, divided by Härdighet (head: 2)."""
         return F.damage(active - self.protection_on(area), self.toughness, head=area == "head")
+
+
+@lru_cache(maxsize=256)
+def _attack_hand(aim: int, occupied: int, two_handed: bool, shots: int, nerve_shock: int) -> Hand:
+    """`figures.attack_hand` of these figures, made once (every attack asks it)."""
+    return F.attack_hand(
+        aim=aim,
+        occupied_hands=occupied,
+        two_handed_grip=two_handed,
+        projectiles=shots,
+        nerve_shock=nerve_shock,
+    )
 
 
 @quick_init  # one of a simulated fight's hottest values (combat_kit.quick_init)

@@ -28,6 +28,7 @@ Then the active combatant, once per step of its activation:
 """
 
 from functools import lru_cache
+from math import hypot
 
 from rules.aoristos.combat import commands as C
 from rules.aoristos.combat.attacks import attack_plan
@@ -119,13 +120,14 @@ def _activation(state: Encounter, c: Combatant, plan, fight):
         if _allowed(state, C.Continue(c.id)) is not None:
             return C.Continue(c.id)
     # The nearest foe who can act, the lower id on a tie: `min` over them by (distance,
-    # id), in one pass that keeps the distance (every decision of a fight asks it).
+    # id), in one pass that keeps the distance (every decision of a fight asks it; its
+    # `acts` and `distance` unrolled).
     target, gap = None, 0.0
-    side, fled = c.side, fight.fled
+    side, fled, x, y = c.side, fight.fled, c.x, c.y
     for o in state.combatants:
-        if o.side != side and o.acts and o.id not in fled:
-            d = distance(c, o)
-            if target is None or (d, o.id) < (gap, target.id):
+        if o.side != side and o.alive and o.conscious and o.id not in fled:
+            d = hypot(x - o.x, y - o.y)
+            if target is None or d < gap or (d == gap and o.id < target.id):
                 target, gap = o, d
     if target is None:
         return C.EndActivation(c.id)
@@ -138,23 +140,26 @@ def _activation(state: Encounter, c: Combatant, plan, fight):
     )
 
 
-def _by_preference(c: Combatant, keys, reach: bool) -> list[str]:
-    """Weapon keys in the order the policy tries them: in reach melee first, else ranged
-    (each group in the order given: what a stable sort by `ranged == reach` gives, in
-    one pass, as every decision asks it)."""
+def _by_preference(c: Combatant, keys, reach: bool) -> list:
+    """The weapons of `keys` in the order the policy tries them, as (key, weapon): in
+    reach melee first, else ranged (each group in the order given: what a stable sort by
+    `ranged == reach` gives, in one pass, as every decision asks it)."""
     first, then = [], []
     for key in dict.fromkeys(keys):
         weapon = c.weapon(key)
         if weapon is not None:
-            (then if weapon.ranged == reach else first).append(key)
+            (then if weapon.ranged == reach else first).append((key, weapon))
     return first + then
 
 
 def _attack(state: Encounter, c: Combatant, target: Combatant, keys, reach: bool):
-    for key in _by_preference(c, (*keys, UNARMED.key) if reach else keys, reach):
-        weapon = c.weapon(key)
+    for key, weapon in _by_preference(c, (*keys, UNARMED.key) if reach else keys, reach):
         if not reach and not weapon.ranged and not weapon.thrown:
             continue  # out of reach: the rules refuse it (not asked: a refusal costs more)
+        if c.cp < (2 if weapon.real else 1) and (  # `attacks.attack_cost` is at least that
+            not needs_ammo(weapon) or c.rounds(key) >= max(1, weapon.modes[0].shots)
+        ):
+            continue  # too dear whatever the plan says, and no reload it would call for
         command = C.Attack(c.id, target.id, key)
         try:
             cost = attack_plan(state, c, command)["cost"]
@@ -188,6 +193,8 @@ def _serves(c: Combatant, weapon, reach: bool) -> bool:
 
 
 def _close_in(state: Encounter, c: Combatant, target: Combatant):
+    if c.cp < 1:
+        return None  # every move costs at least 1 KP (`figures.movement_cost`, p. 7)
     if any(c.weapon(k).ranged for k in c.held if c.weapon(k) is not None):
         return None  # a shooter keeps its range
     gap = distance(c, target)

@@ -10,7 +10,7 @@ from typing import NamedTuple
 from rules.aoristos.combat import figures as F
 from rules.aoristos.combat.state import UNARMED, Combatant, Encounter, PendingAttack
 from rules.aoristos.success import base_threshold
-from rules.combat_kit import combatant, refuse, remembering, require_open
+from rules.combat_kit import combatant, refuse, require_open
 from rules.errors import gettext_noop as _
 
 PAIN_THRESHOLD = base_threshold(1)  # p. 13: VIL against GST (6)
@@ -24,7 +24,6 @@ def foes(state: Encounter, c: Combatant) -> list[Combatant]:
     return [o for o in state.combatants if o.side != c.side and o.acts]
 
 
-@remembering  # an attack asks it of the same two again and again (cost, ST, vigilance)
 def in_melee(state: Encounter, c: Combatant) -> bool:
     """Two foes close enough to reach each other are in melee (p. 10); how close is the
     campaign's `melee_reach` (house rule)."""
