@@ -8,9 +8,12 @@ set-up to its end by the system's default policy (`rules.simulation.simulate`).
 Measured: CPU seconds of this process (`time.process_time`) for the whole run of fights,
 the median of 3 runs, so the machine's other work does not count.
 
-Baseline, in the same run: folding the same fights' events again (`evolve` only, no
-decisions, no dice: what rebuilding an encounter from its log does), per fight. The ratio
-says what choosing and deciding cost on top of the rules' own bookkeeping.
+Baselines, in the same run: folding the same fights' events again (`evolve` only, no
+decisions, no dice: what rebuilding an encounter from its log does), per fight; the ratio
+says what choosing and deciding cost on top of the rules' own bookkeeping. And the engine
+alone: the same fights' commands played again from the same states with the same dice
+(`engine.play` only: no policy choosing them, no loop asking who still stands), per fight,
+the part of a simulated fight that is the rules engine the table plays with.
 
 Prints a markdown table with bench/live.py's columns (nothing is written).
 """
@@ -77,15 +80,17 @@ def fight_state(system: str):
 
 
 class Recording:
-    """The engine, with every event it plays kept (for the baseline's fold)."""
+    """The engine, with every event it plays kept (for the baseline's fold), and every
+    command with the state and the dice it was played from (for the engine alone)."""
 
     def __init__(self, engine):
-        self.engine, self.events = engine, []
+        self.engine, self.events, self.commands = engine, [], []
 
     def __getattr__(self, name):
         return getattr(self.engine, name)
 
     def play(self, state, command, rng):
+        self.commands.append((state, command, rng.getstate()))
         events, after = self.engine.play(state, command, rng)
         self.events.extend(events)
         return events, after
@@ -99,11 +104,12 @@ def measure(system: str, fights: int, reps: int) -> dict:
         summary = simulation.simulate(engine, state, fights=fights, seed=rep)
         runs.append(time.process_time() - began)
     sample = max(1, fights // 10)
-    played = []
+    played, commands = [], []
     for seed in range(sample):
         recording = Recording(engine)
         simulation.play_out(recording, state, random.Random(seed))
         played.append(recording.events)
+        commands += recording.commands
     folds = []
     for _rep in range(reps):
         began = time.process_time()
@@ -112,11 +118,23 @@ def measure(system: str, fights: int, reps: int) -> dict:
             for event in events:
                 folded = engine.evolve(folded, event)
         folds.append((time.process_time() - began) / sample)
+    alone = []
+    dice = random.Random()
+    for _rep in range(reps):
+        began = time.process_time()
+        for before, command, rolled in commands:
+            dice.setstate(rolled)
+            engine.play(before, command, dice)
+        setting = time.process_time()
+        for _before, _command, rolled in commands:  # what setting the dice costs, taken off
+            dice.setstate(rolled)
+        alone.append((2 * setting - began - time.process_time()) / sample)
     seconds = statistics.median(runs)
     return {
         "seconds": seconds,
         "per_fight": seconds / fights,
         "fold_per_fight": statistics.median(folds),
+        "engine_per_fight": statistics.median(alone),
         "events_per_fight": sum(map(len, played)) / sample,
         "wins": summary.wins,
         "capped": summary.capped,
@@ -154,8 +172,10 @@ def main(argv: list[str] | None = None) -> int:
             f"| {name} | {r['seconds']:.2f} s CPU ({1 / r['per_fight']:,.0f} fights/s; "
             f"1,000 fights {scaled:.2f} s); wins {r['wins']}, capped {r['capped']}, median "
             f"{r['rounds']} rounds | {r['per_fight'] * 1000:.2f} | {r['events_per_fight']:.0f} "
-            f"| folding the same events: {r['fold_per_fight'] * 1000:.2f} ms per fight "
-            f"| ×{r['per_fight'] / r['fold_per_fight']:.1f} | {goal} | {ok} |"
+            f"| folding the same events: {r['fold_per_fight'] * 1000:.2f} ms per fight; "
+            f"the engine alone playing the same commands: {r['engine_per_fight'] * 1000:.2f} "
+            f"ms per fight | ×{r['per_fight'] / r['fold_per_fight']:.1f} the fold, "
+            f"×{r['per_fight'] / r['engine_per_fight']:.2f} the engine alone | {goal} | {ok} |"
         )
     return 0
 

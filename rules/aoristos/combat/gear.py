@@ -9,6 +9,7 @@ show it.
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from rules.combat_kit import slotted
 from rules.errors import RulesError
 
 __all__ = [
@@ -93,7 +94,8 @@ def _fire_modes(text: str) -> tuple[FireMode, ...]:
     return tuple(modes)
 
 
-@dataclass(frozen=True)
+@slotted  # read at every attack (combat_kit.slotted)
+@dataclass(frozen=True, slots=True)
 class Weapon:
     """A weapon as the rules use it.
 
@@ -196,7 +198,8 @@ class Weapon:
         return dict(self.sources).get(name, "")
 
 
-@dataclass(frozen=True)
+@slotted  # read at every attack (combat_kit.slotted)
+@dataclass(frozen=True, slots=True)
 class Armour:
     """Armour as protection values per area (p. 12); missing areas are 0. ``shield``
     marks a shield (a protective weapon, p. 8: +2 to vigilance with Närstridsvapen,

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rules.aoristos.combat.gear import LIMBS, Armour, Weapon
-from rules.combat_kit import Roster, changed, pairs_get, quick_init
+from rules.combat_kit import Roster, changed, pairs_get, quick_init, slotted
 from rules.scene import VALUE_TYPES as SCENE_VALUES
 from rules.scene import Scene
 
@@ -30,7 +30,8 @@ def pairs_set(pairs: tuple[tuple[str, Any], ...], key: str, value: Any) -> tuple
     return (*[pair for pair in pairs if pair[0] != key], (key, value))
 
 
-@dataclass(frozen=True)
+@slotted  # read at every look at who is in melee (combat_kit.slotted)
+@dataclass(frozen=True, slots=True)
 class HouseRules:
     """Per-campaign readings where the text gives no number (rulings.md, docs/rules/aoristos.md).
 
@@ -54,7 +55,8 @@ class Extended:
     remaining: int
 
 
-@dataclass(frozen=True)
+@slotted  # a fight reads a combatant's fields thousands of times (combat_kit.slotted)
+@dataclass(frozen=True, slots=True)
 class Combatant:
     id: str
     name: str
@@ -214,7 +216,8 @@ class Escape:
     decided: bool = False
 
 
-@dataclass(frozen=True)
+@slotted  # read at every step of a fight (combat_kit.slotted)
+@dataclass(frozen=True, slots=True)
 class Encounter(Roster):
     name: str = ""
     house: HouseRules = field(default_factory=HouseRules)
