@@ -130,20 +130,23 @@ def play_out(engine, state, rng: random.Random, plan: Plan = Plan()) -> Outcome:
     if start is not None:  # set up, not started: the fight begins as the GM would start it
         state = engine.play(state, start, rng)[1]
     at_cap = stuck = False
-    commands_this_round, this_round = 0, state.round
+    commands_this_round, this_round = 0, None
+    last_round = first_round + plan.round_cap  # the cap's last round is over at this one
+    next_command, play = policy.next_command, engine.play  # looked up once a fight
     while _two_stand(state, policy, fight, sides):  # len(standing(...) & sides) >= 2
-        if state.round - first_round >= plan.round_cap:  # the cap's last round is over
-            at_cap = True
-            break
         if state.round != this_round:
-            commands_this_round, this_round = 0, state.round
+            this_round = state.round
+            if this_round >= last_round:
+                at_cap = True
+                break
+            commands_this_round = 0
         commands_this_round += 1
-        command = policy.next_command(state, plan, fight)
+        command = next_command(state, plan, fight)
         if command is None or commands_this_round > MAX_COMMANDS_PER_ROUND:
             stuck = True  # nobody can do anything more: the policy is stuck
             break
         try:
-            state = engine.play(state, command, rng)[1]
+            state = play(state, command, rng)[1]
         except RulesError:  # a policy's mistake ends this fight, not the whole run
             stuck = True
             break
