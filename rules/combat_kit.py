@@ -487,7 +487,7 @@ class Folded(list):
     __slots__ = ("before", "after")
 
     def __init__(self, before, events: list, after):
-        super().__init__(events)
+        list.__init__(self, events)
         self.before = before
         self.after = after
 

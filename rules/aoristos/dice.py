@@ -27,7 +27,7 @@ from itertools import combinations_with_replacement
 from math import factorial, prod
 from typing import Protocol
 
-from rules.combat_kit import quick_init
+from rules.combat_kit import quick_init, slotted
 from rules.errors import RulesError
 
 __all__ = [
@@ -75,7 +75,8 @@ def _check_int(name: str, value: object) -> int:
     return value
 
 
-@dataclass(frozen=True)
+@slotted  # read at every roll (combat_kit.slotted)
+@dataclass(frozen=True, slots=True)
 class Hand:
     """A normalised dice hand. Build it with :meth:`Hand.of` or :func:`parse_hand`.
 

@@ -265,6 +265,8 @@ def _attack_resolved(state: Encounter, event: E.AttackResolved) -> Encounter:
     if weapon.thrown:  # the thrown weapon leaves the hand
         changes["right"] = None if c.right == weapon.key else c.right
         changes["left"] = None if c.left == weapon.key else c.left
+    if all(getattr(c, name) == value for name, value in changes.items()):
+        return changed(state, attack=None)  # the attacker as it was: no copy of it
     return state.put(copied(c, changes), attack=None)
 
 

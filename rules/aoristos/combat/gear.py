@@ -45,7 +45,8 @@ SKILLS_FOR_ATTACKS: tuple[str, ...] = (
 )
 
 
-@dataclass(frozen=True)
+@slotted  # read at every attack's plan (combat_kit.slotted)
+@dataclass(frozen=True, slots=True)
 class FireMode:
     """One of a weapon's "Lägen" (p. 10-11): `shots` fixed projectiles, plus `random_dice`
     six-sided dice more in auto mode ("auto+2N": N is one die, rulings.md)."""
