@@ -121,11 +121,12 @@ def quick_init(cls: type) -> type:
 
 
 def slotted(cls: type) -> type:
-    """`cls`, a frozen dataclass made with ``slots=True``, copied by `changed` and `copied`
-    at the speed of a dict merge: its fields live in slots, which a fight reads thousands
-    of times (a slot is read in a third of a dict-held attribute's time), and a copy is
-    made as a twin class with the same slots (plain assignments, not the frozen class's
-    ``object.__setattr__`` per field) that becomes `cls` once filled."""
+    """`cls`, a frozen dataclass made with ``slots=True``, copied by `changed` and `copied`:
+    its fields live in slots, which a fight reads thousands of times (a slot is read in a
+    third of a dict-held attribute's time), and a copy is made as a twin class with the
+    same slots, filled by plain assignments, that becomes `cls` once filled (the 49-field
+    combatant: 1.3 µs, against 0.5 µs by a dict merge and 2.2 µs by the frozen class's
+    ``object.__setattr__`` per field). For values read far more often than copied."""
     names = tuple(f.name for f in dataclasses.fields(cls))
     if getattr(cls, "__slots__", None) != names:
         raise TypeError(f"{cls.__name__}: slotted takes a dataclass made with slots=True")
