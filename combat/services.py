@@ -361,9 +361,13 @@ def command_run(
             armour=LazyCatalogue(encounter.campaign_id, engine, "armour"),
         )
         check_actor(encounter, engine, before, command, membership)
-        events = engine.decide(before.state, command, rng)
+        play = getattr(engine, "play", None)  # a fight's engine folds what it decides once
+        if play is not None:
+            events, played = play(before.state, command, rng)
+        else:  # the chronicle's
+            events, played = engine.decide(before.state, command, rng), None
         record = Record(new_version, tuple(events))
-        after = fold_step(engine, before, record, lambda v: (), None)
+        after = fold_step(engine, before, record, lambda v: (), None, played)
         names = stat_names(engine, membership.campaign)
         lines = engine.describe(before.state, events, GM, names)
         public = engine.describe(before.state, events, PLAYERS, names)

@@ -182,11 +182,13 @@ def replay_step(
     record: Record,
     records: Callable[[Iterable[int]], Iterable[Record]],
     initial: Any,
+    played: Any = None,
 ) -> Replay:
     """Fold one more record. An undo rebuilds the state from `initial` with the records
     (`records(versions)` returns them, in order) that stay applied; a redo applies the
     latest undone record again; anything else applies its events and forgets what could
-    be redone (a new branch)."""
+    be redone (a new branch). `played`: for a new command's record, the state after its
+    events as `engine.play` gave it with them (they are not folded again)."""
     if record.undo_to is not None:
         keep = tuple(v for v in folded.applied if v <= record.undo_to)
         dropped = [r for r in records(v for v in folded.applied if v > record.undo_to)]
@@ -204,8 +206,11 @@ def replay_step(
             state = engine.evolve(state, event)
         return Replay(state, (*folded.applied, again.version), folded.redoable[:-1])
     state = folded.state
-    for event in record.events:
-        state = engine.evolve(state, event)
+    if played is not None:
+        state = played
+    else:
+        for event in record.events:
+            state = engine.evolve(state, event)
     return Replay(state, (*folded.applied, record.version), ())
 
 
