@@ -28,7 +28,7 @@ from rules.aoristos.combat import commands as C
 from rules.aoristos.combat import events as E
 from rules.aoristos.combat import figures as F
 from rules.aoristos.combat.attacks import declare_attack
-from rules.aoristos.combat.fold import evolve, fold
+from rules.aoristos.combat.fold import evolve
 from rules.aoristos.combat.movement import move_events, watch_triggers
 from rules.aoristos.combat.reading import needs_ammo, require_active
 from rules.aoristos.combat.state import POSTURES, Combatant, Encounter
@@ -61,7 +61,7 @@ def settled(state: Encounter, rng) -> tuple[list, Encounter]:
             return out, state
         events = event if isinstance(event, list) else [event]
         for one in events:
-            state = fold(state, one)  # new events: nothing to remember them by
+            state = evolve(state, one)  # an escape's move is folded already (a look-up)
         out += events
     return out, state
 

@@ -31,7 +31,7 @@ from functools import lru_cache
 from math import hypot
 
 from rules.aoristos.combat import commands as C
-from rules.aoristos.combat.attacks import attack_plan
+from rules.aoristos.combat.attacks import attack_cost, attack_plan
 from rules.aoristos.combat.movement import move_plan
 from rules.aoristos.combat.reading import distance, needs_ammo
 from rules.aoristos.combat.state import UNARMED, Combatant, Encounter
@@ -156,7 +156,7 @@ def _attack(state: Encounter, c: Combatant, target: Combatant, keys, reach: bool
     for key, weapon in _by_preference(c, (*keys, UNARMED.key) if reach else keys, reach):
         if not reach and not weapon.ranged and not weapon.thrown:
             continue  # out of reach: the rules refuse it (not asked: a refusal costs more)
-        if c.cp < (2 if weapon.real else 1) and (  # `attacks.attack_cost` is at least that
+        if c.cp < attack_cost(weapon, 0, 0, False) and (  # the least it costs (p. 8)
             not needs_ammo(weapon) or c.rounds(key) >= max(1, weapon.modes[0].shots)
         ):
             continue  # too dear whatever the plan says, and no reload it would call for
