@@ -25,6 +25,7 @@ from tests.archive.test_roundtrip import play_to_the_end
 from tests.browser.test_live_table import PASSWORD
 from tests.browser.test_simulation import prepared  # noqa: F401 (a fixture)
 from tests.browser.test_sweep import check
+from tests.browser.watch import wait_while_it_advances
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -99,7 +100,10 @@ def test_the_gm_takes_the_campaign_away_and_brings_it_back(browser, site_server,
     expect(job.locator("progress")).to_be_visible()
     expect(job).to_contain_text(re.compile(r"[\d\s ]+ av [\d\s ]+ rader"))
     shot(gm, "02-gm-import-progress")
-    expect(job).to_have_attribute("data-status", "done", timeout=60_000)
+    wait_while_it_advances(
+        gm, gm.locator('[data-testid="import-job"][data-status="done"]'),
+        "[document.querySelector('#import-job')?.dataset.done,"
+        " document.querySelector('#import-job')?.dataset.status]", what="the import")
     expect(job.get_by_test_id("import-done")).to_contain_text("Importerat")
     expect(job).to_contain_text("väntar som platshållare")
     shot(gm, "03-gm-import-done")

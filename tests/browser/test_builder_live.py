@@ -11,6 +11,7 @@ from characters import services
 from characters.models import Character
 from rules.aoristos.character import attribute_cost
 from tests.browser.conftest import SCREENSHOTS
+from tests.browser.watch import PageWatch
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -18,34 +19,6 @@ PASSWORD = "hjortspår-i-frusen-mark"
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 900}
 SAVE = re.compile("^(Spara|Save)$")
-
-
-class Watch:
-    """Console errors, page errors and failed requests of one page: none are allowed.
-    A 400 is allowed only where a test expects a refused save."""
-
-    def __init__(self, page):
-        self.problems: list[str] = []
-        self.refusals = 0
-        page.on("console", self.console)
-        page.on("pageerror", lambda error: self.problems.append(f"page error: {error}"))
-        page.on("requestfailed", self.failed)
-        page.on("response", self.response)
-
-    def console(self, message):
-        # Chromium logs every 4xx document as "Failed to load resource"; a refused save is
-        # answered 400 on purpose (counted in refusals).
-        if message.type == "error" and "status of 400" not in message.text:
-            self.problems.append(f"console: {message.text}")
-
-    def failed(self, request):
-        self.problems.append(f"failed: {request.url} {request.failure}")
-
-    def response(self, response):
-        if response.status == 400 and response.request.method == "POST":
-            self.refusals += 1  # a refused save: the tests count them
-        elif response.status >= 400:
-            self.problems.append(f"{response.status}: {response.url}")
 
 
 def log_in(page, live_server, username, next_path):
@@ -110,7 +83,7 @@ def expect_clear(page, key):
 def test_rapid_stepper_clicks_end_on_the_newest_totals(page, live_server, player, shot):
     """Twelve clicks as fast as Playwright can: the last answer shown is the newest."""
     page.set_viewport_size(DESKTOP)
-    watch = Watch(page)
+    watch = PageWatch(page)
     log_in(page, live_server, "byggaren", "/characters/new/")
     page.fill("#id_dp_budget", "500")
     page.fill("#id_level_cap", "30")
@@ -122,8 +95,8 @@ def test_rapid_stepper_clicks_end_on_the_newest_totals(page, live_server, player
     expect(page.get_by_test_id("dp-spent")).to_have_text(str(attribute_cost(13)))
     expect(page.locator("#status-physique .cost")).to_have_text(f"{attribute_cost(13)} UP")
     expect(page.get_by_test_id("secondary-carrying_capacity")).to_have_text("52")
-    # Nothing later overwrites it with an older answer.
-    page.wait_for_timeout(400)
+    # Nothing later overwrites it with an older answer: every answer is in.
+    watch.quiet()
     expect(page.get_by_test_id("dp-spent")).to_have_text(str(attribute_cost(13)))
     expect(page.locator("#status-physique .cost")).to_have_text(f"{attribute_cost(13)} UP")
     shot(page, "after-12-clicks")
@@ -134,7 +107,7 @@ def test_totals_stay_while_a_field_is_empty_and_errors_mark_their_field(
     page, live_server, player, shot, view_shot
 ):
     page.set_viewport_size(PHONE)
-    watch = Watch(page)
+    watch = PageWatch(page)
     log_in(page, live_server, "byggaren", "/characters/new/")
     page.fill("#id_alertness", "5")
     expect(page.get_by_test_id("dp-spent")).to_have_text("20")
@@ -181,7 +154,7 @@ def test_refused_save_shows_not_saved_focuses_the_first_wrong_field_and_keeps_in
     page, live_server, player, shot, view_shot
 ):
     page.set_viewport_size(PHONE)
-    watch = Watch(page)
+    watch = PageWatch(page)
     log_in(page, live_server, "byggaren", "/characters/new/")
     page.fill("#id_concept", "Hårdkokt modern livvakt")
     page.fill("#id_alertness", "6")
@@ -234,7 +207,7 @@ def test_refused_save_shows_not_saved_focuses_the_first_wrong_field_and_keeps_in
 
 def test_refused_save_over_budget_only_focuses_the_not_saved_list(page, live_server, player, shot):
     page.set_viewport_size(DESKTOP)
-    watch = Watch(page)
+    watch = PageWatch(page)
     log_in(page, live_server, "byggaren", "/characters/new/")
     page.fill("#id_name", "Slösaren")
     page.fill("#id_physique", "6")  # 35 UP of 33, cap 5: SIN is fine, FYS 6 is not
@@ -264,7 +237,7 @@ def test_builder_shows_the_saved_up_the_advancement_page_shows(page, live_server
     services.dp_spend(character=albert, key="physique", by=player)
     services.dp_undo_last_spend(character=albert, by=player)
     page.set_viewport_size(DESKTOP)
-    watch = Watch(page)
+    watch = PageWatch(page)
     log_in(page, live_server, "byggaren", f"/characters/{albert.pk}/advancement/")
     expect(page.get_by_test_id("saved-dp")).to_have_text("30")
     page.goto(f"{live_server.url}/characters/{albert.pk}/edit/")

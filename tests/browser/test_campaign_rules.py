@@ -24,32 +24,12 @@ from tests.browser.test_campaign_flows import (
     overflow,
     user,
 )
+from tests.browser.watch import PageWatch
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 STRONG = {"physique": 3, "composure": 3, "agility": 3, "alertness": 3, "willpower": 3}
 NOTE = "Vera var legosoldat i tio år; hon får komma med som hon är."
-
-
-class Watch:
-    """Console errors and failed requests of one page: none are allowed."""
-
-    def __init__(self, page):
-        self.problems = []
-        page.on("console", self.console)
-        page.on("requestfailed", self.failed)
-        page.on("response", self.response)
-
-    def console(self, message):
-        if message.type == "error":
-            self.problems.append(f"console: {message.text}")
-
-    def failed(self, request):
-        self.problems.append(f"failed: {request.url} {request.failure}")
-
-    def response(self, response):
-        if response.status >= 400:
-            self.problems.append(f"{response.status}: {response.url}")
 
 
 @pytest.fixture
@@ -83,7 +63,7 @@ def test_too_strong_character_refused_then_let_in_by_the_gm_with_a_note(
     )
     campaign_url = f"/campaigns/{vardag.pk}/"
     player_context, player = device(browser, PHONE)
-    player_watch = Watch(player)
+    player_watch = PageWatch(player)
     log_in(player, live_server, "spelaren", campaign_url)
 
     bring_form(player).locator("select").select_option(label="Vera")
@@ -105,7 +85,7 @@ def test_too_strong_character_refused_then_let_in_by_the_gm_with_a_note(
     shot(player, "2-sent-to-the-gm")
 
     gm_context, gm = device(browser, PHONE)
-    gm_watch = Watch(gm)
+    gm_watch = PageWatch(gm)
     log_in(gm, live_server, "spelledaren", campaign_url)
     waiting = gm.get_by_test_id("bring-request").filter(has_text="Vera")
     expect(waiting).to_contain_text("Skjutvapen 8")
@@ -130,8 +110,9 @@ def test_too_strong_character_refused_then_let_in_by_the_gm_with_a_note(
     assert vera.campaign_id == vardag.pk
     request = BringRequest.objects.get(character=vera)
     assert (request.status, request.note) == (BringRequest.Status.ACCEPTED, NOTE)
-    assert player_watch.problems == []
-    assert gm_watch.problems == []
+    assert player_watch.problems == [], player_watch.problems
+    assert gm_watch.problems == [], gm_watch.problems
+    assert player_watch.refusals == gm_watch.refusals == 0
     player_context.close()
     gm_context.close()
 
@@ -149,7 +130,7 @@ def test_gm_raises_the_cap_and_the_builder_and_advancement_use_it(
         skills={"firearms": 5},  # 10 UP: 5 saved, and Skjutvapen 6 costs 5
     )
     player_context, player = device(browser, PHONE)
-    player_watch = Watch(player)
+    player_watch = PageWatch(player)
     log_in(player, live_server, "spelaren", f"/characters/{stina.pk}/advancement/")
     expect(player.get_by_test_id("level-firearms")).to_have_text("5")
     expect(player.get_by_test_id("raise-firearms")).to_be_disabled()
@@ -157,7 +138,7 @@ def test_gm_raises_the_cap_and_the_builder_and_advancement_use_it(
     shot(player, "1-advancement-at-cap-5")
 
     gm_context, gm = device(browser, PHONE)
-    gm_watch = Watch(gm)
+    gm_watch = PageWatch(gm)
     log_in(gm, live_server, "spelledaren", f"/campaigns/{vardag.pk}/edit/")
     gm.fill("#id_level_cap", "6")
     gm.get_by_role("button", name=SAVE).click()
@@ -195,12 +176,9 @@ def test_gm_raises_the_cap_and_the_builder_and_advancement_use_it(
     vardag.refresh_from_db()
     assert vardag.level_cap == 6
 
-    assert player_watch.problems == []
-    # The refused save answers 400 (as every refused form here), which Chromium also logs
-    # to the console: those two and nothing else.
-    assert gm_watch.problems == [
-        f"400: {live_server.url}/campaigns/{vardag.pk}/edit/",
-        "console: Failed to load resource: the server responded with a status of 400 (Bad Request)",
-    ]
+    assert player_watch.problems == [], player_watch.problems
+    # The refused save answers 400 (as every refused form here): that one and nothing else.
+    assert gm_watch.problems == [], gm_watch.problems
+    assert (player_watch.refusals, gm_watch.refusals) == (0, 1)
     player_context.close()
     gm_context.close()

@@ -24,9 +24,9 @@ from characters.models import Character
 from rules.phobia.success import odds
 from table.models import RollEvent
 from tests.browser.conftest import SCREENSHOTS
-from tests.browser.test_builder_live import Watch
 from tests.browser.test_campaign_flows import overflow
 from tests.browser.test_live_table import LIVE, PASSWORD, real_user
+from tests.browser.watch import PageWatch
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -71,7 +71,7 @@ def view_shot(request):
 def device(browser, kind):
     context = browser.new_context(**kind)
     page = context.new_page()
-    return context, page, Watch(page)
+    return context, page, PageWatch(page)
 
 
 def log_in(page, site_server, username, next_path):
@@ -124,6 +124,7 @@ class OddsRequests:
     def __init__(self, page):
         self.page = page
         self.open = set()
+        self.sent_count = self.settled_at = 0
         page.on("request", self.sent)
         page.on("requestfinished", self.done)
         page.on("requestfailed", self.done)
@@ -131,17 +132,21 @@ class OddsRequests:
     def sent(self, request):
         if "/table/odds/" in request.url:
             self.open.add(request)
+            self.sent_count += 1
 
     def done(self, request):
         self.open.discard(request)
 
     def settle(self):
-        """Past the tray's 250 ms typing delay, with no odds request on its way."""
-        self.page.wait_for_timeout(300)
+        """The change just made was asked about and answered: an odds request went out
+        after the last settle (past the tray's 250 ms typing delay, however late a busy
+        machine runs it) and none is on its way."""
         deadline = time.monotonic() + LIVE / 1000
-        while self.open and time.monotonic() < deadline:
+        while (self.sent_count == self.settled_at or self.open) and time.monotonic() < deadline:
             self.page.wait_for_timeout(20)
+        assert self.sent_count > self.settled_at, "the change asked for no odds"
         assert not self.open, "an odds request did not finish"
+        self.settled_at = self.sent_count
 
 
 def log_line(page):

@@ -4,6 +4,7 @@ the campaign's table and seen on another member's open table page; a favourite t
 and used again; a send that fails says so and its retry rolls once."""
 
 import re
+import time
 
 import pytest
 from django.contrib.auth.hashers import make_password
@@ -205,11 +206,14 @@ def test_the_last_tap_wins_while_an_earlier_chance_is_still_on_its_way(
 
     page.route(re.compile(rf"/characters/{albert.pk}/\?"), hold_the_first)
     toggle(page, "alertness").click()  # TB 5: its answer is held
-    page.wait_for_timeout(300)
+    deadline = time.monotonic() + 10
+    while not held and time.monotonic() < deadline:
+        page.wait_for_timeout(20)
     assert len(held) == 1, "the first tap's request did not go out"
     toggle(page, "alertness").click()  # out again: its request waits in htmx's queue
     toggle(page, "firearms").click()  # TB 2 (firearms 2): the last tap
-    page.wait_for_timeout(300)
+    expect(toggle(page, "firearms").locator("input")).to_be_checked()
+    assert len(held) == 1, "a later tap's request went out before the first was answered"
     held[0].continue_()
     expect(page.get_by_test_id("odds-tb")).to_have_text("2")
     expect(page.locator("#odds")).to_have_count(1)

@@ -22,6 +22,7 @@ from combat.models import Encounter
 from tests.browser.test_combat import combatant_id, real_user
 from tests.browser.test_prompts import open_page
 from tests.browser.test_sweep import check
+from tests.browser.watch import wait_while_it_advances
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -79,7 +80,8 @@ def test_the_gm_simulates_the_fight_plays_it_and_awards_what_it_found(
     expect(progress.get_by_test_id("simulation-cancel")).to_be_visible()
     shot(gm, "01-gm-simulating")
     result = gm.get_by_test_id("simulation-result")
-    expect(result).to_be_visible(timeout=60_000)
+    wait_while_it_advances(gm, result, "document.querySelector('#sim-bar')?.value",
+                           what="the simulation")
     expect(progress).to_have_count(0)
     expect(result).to_contain_text("1000 strider simulerade från version 2")
     sides = result.get_by_test_id("simulation-side")

@@ -280,7 +280,9 @@ def open_as(browser, server, username):
 def check(page, name, shot) -> list[str]:
     """What is wrong with the page that is open: each problem a line naming the page."""
     page.wait_for_load_state("load")
-    page.wait_for_timeout(100)  # htmx's load-triggered requests (the attack preview)
+    # htmx's load-triggered requests (the attack preview) answered: htmx marks an element
+    # whose request is on its way with .htmx-request.
+    page.wait_for_function("() => !document.querySelector('.htmx-request')")
     found = page.evaluate(MEASURE)
     problems = []
     if found["width"] > PHONE["width"]:
