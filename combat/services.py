@@ -36,6 +36,7 @@ from django.utils.html import strip_tags
 from django.utils.text import Truncator
 from django.utils.translation import get_language
 
+from combat import scoped
 from combat.models import CatalogueItem, CombatRecord, Encounter
 from rules.engine import REDO, UNDO, Record, Replay, Viewer, decode, encode, engine_for, replay
 from rules.engine import replay_step as fold_step
@@ -361,6 +362,7 @@ def command_run(
             armour=LazyCatalogue(encounter.campaign_id, engine, "armour"),
         )
         check_actor(encounter, engine, before, command, membership)
+        scoped.command(encounter, command)  # every row it names is this campaign's
         play = getattr(engine, "play", None)  # a fight's engine folds what it decides once
         if play is not None:
             events, played = play(before.state, command, rng)

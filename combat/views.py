@@ -13,7 +13,7 @@ from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponse, JsonResponse
 from django.middleware.csrf import get_token
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.template import TemplateDoesNotExist
 from django.template.loader import get_template
 from django.urls import reverse
@@ -22,6 +22,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
+from campaigns import scoped
 from campaigns.access import get_campaign, get_membership
 from combat import battle_map, fight_story, running, services
 from combat.forms import EncounterForm, MapPictureForm
@@ -436,7 +437,8 @@ def add_combatant(request, pk: int):
             extra.pop(key, None)
         if source == "character":
             character_id = strict_int(request.POST.get("character"), name="character")
-            character = get_object_or_404(encounter.campaign.characters, pk=character_id)
+            character = scoped.character(encounter.campaign_id, character_id,
+                                         system=encounter.system)
             levels, derived = character.combat_stats(encounter.campaign.house_rules)
             block = engine.character_block(name=character.name, levels=levels, derived=derived)
             block["character_id"] = character.pk
@@ -455,7 +457,8 @@ def add_combatant(request, pk: int):
             controller = character.owner_id
         elif source == "template":
             template_id = strict_int(request.POST.get("template"), name="template")
-            template = get_object_or_404(NpcTemplate, pk=template_id, campaign=encounter.campaign)
+            template = scoped.one(NpcTemplate.objects.filter(campaign_id=encounter.campaign_id),
+                                  template_id, "template")
             block = dict(template.block)
         else:
             block = {"type": "add_combatant", "npc": True}

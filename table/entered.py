@@ -8,6 +8,7 @@ from django.utils.choices import CallableChoiceIterator
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from campaigns import scoped
 from rules import RulesError
 from rules.engine import engine_for
 from table.models import RollEvent
@@ -263,8 +264,10 @@ class EnteredTestForm(forms.Form):
             else:
                 cleaned["pair"] = {"key": "name:" + name.casefold(), "name": name}
         elif kind == "character" and number.isascii() and number.isdigit() and len(number) < 19:
-            other = self.campaign.characters.filter(pk=int(number)).first()
-            if other is None:
+            try:
+                other = scoped.character(self.campaign.pk, int(number),
+                                         system=self.campaign.rule_system)
+            except scoped.NotInCampaign:
                 self.add_error("toward", gettext("That character does not play here."))
             else:
                 cleaned["pair"] = {"key": f"character:{other.pk}", "name": other.name}
