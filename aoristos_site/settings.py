@@ -12,6 +12,8 @@ from urllib.parse import unquote, urlparse
 
 from django.utils.csp import CSP
 
+from core.private import make_private
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 
@@ -50,8 +52,12 @@ def database_from_url(url: str) -> dict:
 
 
 # Writable state (SQLite database, generated secret key) lives outside git.
+# Every file the process makes is its owner's alone (0600, folders 0700), and so is what
+# an older version left in DATA_DIR (core.private).
 DATA_DIR = Path(os.environ.get("DATA_DIR", BASE_DIR / "var"))
-DATA_DIR.mkdir(parents=True, exist_ok=True)
+make_private(DATA_DIR, *(Path(p) for p in [os.environ.get("SQLITE_PATH")] if p))
+FILE_UPLOAD_PERMISSIONS = 0o600
+FILE_UPLOAD_DIRECTORY_PERMISSIONS = 0o700
 
 
 def secret_key() -> str:
