@@ -240,6 +240,6 @@ def story(request, pk: int):
         return error("the chronicle is no fight: it has no story in numbers", 404)
     if not fight_story.shown_to(encounter, membership):
         return error("the story is told when the fight is over", 403)
-    told = fight_story.story_of(encounter)
+    told = fight_story.told_to(fight_story.story_of(encounter), membership)
     return JsonResponse({"version": encounter.version, "ended": encounter.ended,
                          "story": told.as_dict()})

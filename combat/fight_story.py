@@ -9,6 +9,7 @@ per process by (encounter, created_at, version): every page that opens it after 
 reads it once.
 """
 
+import dataclasses
 import threading
 from collections import OrderedDict
 
@@ -61,3 +62,19 @@ def shown_to(encounter: Encounter, membership) -> bool:
 def forget() -> None:
     with _lock:
         _cache.clear()
+
+
+def told_to(story, membership):
+    """The story as `membership` may read it (issue 42). The GM reads it whole. A player
+    reads of an NPC only what the encounter page showed them: its attacks, hits, damage
+    and luck follow from the log, but its expected hits are the sum of its exact chances
+    to hit, which give away its skill, and its KP spent tell what the GM's panel alone
+    showed; both are None in a player's rows of NPCs (the page and the API say "hidden")."""
+    if story is None or membership.is_gm:
+        return story
+    rows = tuple(
+        dataclasses.replace(row, expected_hits=None, expected_hits_answered=None,
+                            kp_spent=None) if row.npc else row
+        for row in story.rows
+    )
+    return dataclasses.replace(story, rows=rows)

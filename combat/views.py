@@ -225,7 +225,7 @@ def page_context(request, encounter, membership, result=None, **extra) -> dict:
 
         context |= section_context(encounter, membership)
         if encounter.ended:  # the story in numbers, for everyone (issue 29)
-            context["story"] = fight_story.story_of(encounter)
+            context["story"] = fight_story.told_to(fight_story.story_of(encounter), membership)
     if membership.is_gm and encounter.kind == Encounter.Kind.CHRONICLE:
         # First aid names its helpers, with their Livräddning from the sheet (issue 26).
         context["aid_helpers"] = [

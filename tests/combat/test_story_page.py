@@ -60,3 +60,37 @@ def test_the_chronicle_has_no_story(client, gm, campaign):
     english(client, gm)
     chronicle = services.chronicle_for(campaign)
     assert api(client, chronicle).status_code == 404
+
+
+def test_a_player_reads_of_an_npc_only_what_the_encounter_page_showed(
+        client, fight, gm, alice, run, dice):
+    """Issue 42: an NPC's expected hits (its exact chances to hit: its skill) and its KP
+    spent were on the player's story; the encounter page never showed them. The GM still
+    reads them; a player's own character's row is whole."""
+    dice.queue += [1, 3]  # Albert (SIN 5) acts first
+    run(fight, gm, {"type": "start"})
+    fight.refresh_from_db()
+    state = services.folded(fight).state
+    albert = next(c.id for c in state.combatants if not c.npc)
+    guard = next(c for c in state.combatants if c.npc)
+    run(fight, alice, {"type": "move", "id": albert, "x": 1.0, "y": 0.0})
+    dice.queue += [2, 5]  # the guard's stress
+    run(fight, gm, {"type": "end_activation", "id": albert})
+    run(fight, gm, {"type": "move", "id": guard.id, "x": guard.x - 1, "y": guard.y})
+    run(fight, gm, {"type": "end"})
+    fight.refresh_from_db()
+    english(client, gm)
+    gm_rows = {row["name"]: row for row in api(client, fight).json()["story"]["rows"]}
+    assert gm_rows["Vakten"]["kp_spent"], gm_rows  # the guard moved: KP the GM sees
+    assert gm_rows["Vakten"]["expected_hits"] == 0.0
+    english(client, alice)
+    rows = {row["name"]: row for row in api(client, fight).json()["story"]["rows"]}
+    assert rows["Vakten"]["kp_spent"] is None
+    assert rows["Vakten"]["expected_hits"] is None
+    assert rows["Vakten"]["expected_hits_answered"] is None
+    assert rows["Albert"] == gm_rows["Albert"]
+    assert rows["Albert"]["kp_spent"]
+    page = client.get(fight.get_absolute_url()).content.decode()
+    guard_row = page.split('data-testid="story-' + guard.id + '"')[1].split("</tr>")[0]
+    assert "hidden" in guard_row
+    assert "expected" not in guard_row
