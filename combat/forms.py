@@ -98,7 +98,10 @@ class MapPictureForm(forms.Form):
     y = forms.FloatField(label="y", min_value=-10000, max_value=10000, initial=0, required=False)
     shown = forms.BooleanField(label=_("Players see it"), required=False, initial=True)
 
-    MAX_PIXELS = 40_000_000  # a picture's width × height: more is refused unread
+    # A picture's width × height: more is refused unread. Every phone that opens the map
+    # decodes the picture whole (4 bytes a pixel): 4096 × 4096 is 64 MB; a 6000 × 6000
+    # PNG of 50 kB would be 144 MB on every phone (issue 42).
+    MAX_PIXELS = 4096 * 4096
 
     def clean_picture(self):
         from combat.models import MapPicture
@@ -123,7 +126,11 @@ def picture_facts(content: bytes) -> dict:
             kind = image.format
             width, height = image.size
             if width * height > MapPictureForm.MAX_PIXELS:
-                raise forms.ValidationError(_("The picture has too many pixels."))
+                raise forms.ValidationError(
+                    _("The picture is %(width)s × %(height)s pixels: at most 16 megapixels "
+                      "(4096 × 4096), since every phone at the table decodes it whole. "
+                      "Make it smaller and upload it again."),
+                    params={"width": width, "height": height})
             image.verify()
     except forms.ValidationError:
         raise

@@ -77,7 +77,20 @@ def test_a_picture_bomb_is_refused_unread(client, gm, fight, monkeypatch):
     english(client, gm)
     answer = upload(client, fight, picture(size=(20, 20)))
     assert answer.status_code == 400
-    assert "too many pixels" in answer.content.decode()
+    assert "20 × 20 pixels: at most 16 megapixels" in answer.content.decode()
+
+
+def test_a_picture_a_phone_could_not_decode_is_refused(client, gm, fight):
+    """Issue 42: a 6000 × 6000 PNG of some 100 kB was taken, and every phone at the table
+    decoded it to 144 MB. At most 16 megapixels: 4096 × 4096 is taken, 4097 × 4096 not."""
+    english(client, gm)
+    refused = upload(client, fight, picture(size=(6000, 6000)))
+    assert refused.status_code == 400
+    assert "6000 × 6000 pixels: at most 16 megapixels" in refused.content.decode()
+    assert upload(client, fight, picture(size=(4097, 4096))).status_code == 400
+    assert MapPicture.objects.count() == 0
+    assert upload(client, fight, picture(size=(4096, 4096))).status_code in (200, 302)
+    assert MapPicture.objects.get().width_px == 4096
 
 
 def test_only_the_gm_puts_a_picture_and_players_see_only_what_is_shown(
