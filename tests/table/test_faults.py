@@ -340,7 +340,9 @@ def test_rolls_reach_another_process_while_redis_is_frozen_or_stopped(
     rolls("warm-up", 2)
     posts, delivered = rolls("healthy", 6)
     healthy = statistics.median(posts)
-    assert max(delivered) < 1.0
+    # By the poll alone a roll would arrive after 1 s at the median (0 to 2 s): the median
+    # tells Redis's delivery apart however slow one roll is on a busy machine.
+    assert statistics.median(delivered) < 0.5, delivered
 
     # (b) Redis frozen: each roll answers as fast as before and reaches B by the poll.
     private_redis.freeze()
@@ -348,14 +350,14 @@ def test_rolls_reach_another_process_while_redis_is_frozen_or_stopped(
         frozen, _delivered = rolls("frozen", 4)
     finally:
         private_redis.thaw()
-    for seconds in frozen:
-        assert seconds < healthy + 0.1
+    # Were Redis on the roll's way, each roll would wait out its 0.5 s timeout: the
+    # median is compared, not each roll, so one roll slowed by a busy machine is no fault.
+    assert statistics.median(frozen) < healthy + 0.25, (frozen, healthy)
 
     # (c) Redis stopped: the same.
     private_redis.kill()
     stopped, _delivered = rolls("stopped", 4)
-    for seconds in stopped:
-        assert seconds < healthy + 0.1
+    assert statistics.median(stopped) < healthy + 0.25, (stopped, healthy)
 
     # Redis is back on the same port: B's listener resubscribes and A publishes again.
     private_redis.start()
