@@ -66,6 +66,7 @@
       return;
     }
     inFlight = true;
+    banner.dataset.looking = "1"; // for tests and tools: the banner may still change
     try {
       const headers = { Accept: "text/html" };
       if (tag) headers["If-None-Match"] = tag;
@@ -103,6 +104,7 @@
       // offline for a moment: the next look tries again
     } finally {
       inFlight = false;
+      delete banner.dataset.looking;
       if (again) {
         again = false;
         look();

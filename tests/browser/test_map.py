@@ -85,6 +85,7 @@ def tap_token(page, cid, x, y):
     glides to a new place (a CSS transition), and on a loaded machine it can still be on
     its way when the test would tap, where a player waits to see it arrive."""
     page.get_by_test_id("map-viewport").scroll_into_view_if_needed()
+    page.wait_for_function(STILL, polling="raf", timeout=LIVE)
     page.wait_for_function(
         """([cid, x, y]) => {
             const svg = document.querySelector('[data-testid=map-svg]');
@@ -98,12 +99,33 @@ def tap_token(page, cid, x, y):
     page.mouse.click(*screen_point(page, x, y))
 
 
+# The page is still: the log has the record of the panel's version (the stream brings it
+# after the command's own answer), the prompt banner is not asking (each record makes it
+# ask again, and its answer can grow or shrink it, moving the map), and the map has stood
+# in the same place for three frames.
+STILL = """() => {
+    const panel = document.getElementById('encounter-state');
+    const log = document.getElementById('roll-log');
+    const version = panel?.dataset.version;
+    if (log && version && version !== '0' && !log.querySelector(
+        `li.combat-record[data-encounter="${panel.dataset.encounter}"][data-version="${version}"]`
+    )) return false;
+    if (document.querySelector('#prompt-banner[data-looking]')) return false;
+    const r = document.querySelector('[data-testid=map-viewport]').getBoundingClientRect();
+    const key = [r.x, r.y, r.width, r.height].join();
+    if (window.stillKey !== key) { window.stillKey = key; window.stillFrames = 0; return false; }
+    return ++window.stillFrames >= 3;
+}"""
+
+
 def tap(page, x, y):
     """Tap the map at (x, y) metres, the map scrolled into view first (as a thumb would),
-    once its tokens are drawn: before the map's data has come the page ignores a tap (on
-    a loaded machine the first tap came too early, once)."""
+    once its tokens are drawn (before the map's data has come the page ignores a tap) and
+    the page has stopped moving: on a loaded machine the prompt banner's answer to the
+    last record came between finding the point and tapping it, and the tap landed 3 m off."""
     page.locator(".map-token").first.wait_for(timeout=LIVE)
     page.get_by_test_id("map-viewport").scroll_into_view_if_needed()
+    page.wait_for_function(STILL, polling="raf", timeout=LIVE)
     page.mouse.click(*screen_point(page, x, y))
 
 

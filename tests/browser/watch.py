@@ -9,8 +9,10 @@ things are not:
   on every navigation, and a poll that happens to be under way when the test moves on is
   cut off too. Such a request is told apart by its timing, not by its address: it was
   sent while a navigation of the main frame was under way, or a navigation started after
-  it was sent and before it failed. An abort with no navigation around it (a page that
-  cancels its own request) still counts.
+  it was sent. That is decided when the problems are read, not when the failure is
+  reported: on a busy machine Chromium reported the cut-off poll before the navigation
+  that cut it off. An abort with no navigation after it (a page that cancels its own
+  request) still counts.
 - A POST answered 400: a refused save, on purpose. It is counted in `refusals`, and each
   test says how many it expects.
 """
@@ -25,20 +27,34 @@ ABORTED = "net::ERR_ABORTED"
 class PageWatch:
     def __init__(self, page):
         self.page = page
-        self.problems: list[str] = []
+        self._problems: list[str] = []
+        self._aborted: list[tuple[str, int, bool]] = []  # (line, navigations, leaving) sent
         self.refusals = 0
-        self.left: list[str] = []  # requests forgiven: cut off by leaving their page
         self._navigations = 0  # main-frame navigations started so far
         self._leaving = False  # one has started and not yet arrived (or the page closed)
         self._sent: dict = {}  # request -> (navigations, leaving) when it was sent
         page.on("console", self._console)
-        page.on("pageerror", lambda error: self.problems.append(f"page error: {error}"))
+        page.on("pageerror", lambda error: self._problems.append(f"page error: {error}"))
         page.on("request", self._request)
         page.on("requestfailed", self._failed)
         page.on("requestfinished", self._finished)
         page.on("response", self._response)
         page.on("framenavigated", self._arrived)
         page.on("close", self._closed)
+
+    def _cut_off(self, navigations: int, leaving: bool) -> bool:
+        return leaving or self._navigations > navigations
+
+    @property
+    def problems(self) -> list[str]:
+        return self._problems + [line for line, navigations, leaving in self._aborted
+                                 if not self._cut_off(navigations, leaving)]
+
+    @property
+    def left(self) -> list[str]:
+        """The requests forgiven: cut off by leaving their page."""
+        return [line for line, navigations, leaving in self._aborted
+                if self._cut_off(navigations, leaving)]
 
     def _request(self, request):
         if request.is_navigation_request() and request.frame == self.page.main_frame:
@@ -62,12 +78,11 @@ class PageWatch:
         line = f"failed: {request.url} {request.failure}"
         if request.is_navigation_request() and request.frame == self.page.main_frame:
             self._leaving = False  # that navigation will not arrive
-        elif request.failure == ABORTED and (
-            leaving or self._leaving or self._navigations > navigations
-        ):
-            self.left.append(line)
-            return
-        self.problems.append(line)
+            self._problems.append(line)
+        elif request.failure == ABORTED:
+            self._aborted.append((line, navigations, leaving or self._leaving))
+        else:
+            self._problems.append(line)
 
     def quiet(self, *, timeout_s: float = 10.0, streams: str = "/live/"):
         """Waits until no request of the page is on its way (the live stream, which never
@@ -85,13 +100,13 @@ class PageWatch:
         # Chromium logs every 4xx answer as "Failed to load resource"; a refused save is
         # answered 400 on purpose (counted in refusals), any other 4xx is caught below.
         if message.type == "error" and "status of 400" not in message.text:
-            self.problems.append(f"console: {message.text}")
+            self._problems.append(f"console: {message.text}")
 
     def _response(self, response):
         if response.status == 400 and response.request.method == "POST":
             self.refusals += 1
         elif response.status >= 400:
-            self.problems.append(f"{response.status}: {response.url}")
+            self._problems.append(f"{response.status}: {response.url}")
 
 
 def wait_while_it_advances(page, finished, progress: str, *, stall_s: float = 30.0, what="the run"):
