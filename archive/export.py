@@ -19,6 +19,7 @@ archive is never whole in memory. Everything is read in one snapshot of the data
 import contextlib
 import datetime
 import json
+import re
 import zipfile
 from collections.abc import Callable, Iterator
 
@@ -33,6 +34,7 @@ from characters.models import Character, DpEntry
 from combat.models import CatalogueItem, CombatRecord, Encounter, MapPicture, NpcTemplate
 from table.models import MembershipEvent, NoticeEvent, RollEvent
 
+TOWARD = re.compile(r"character:([1-9][0-9]{0,17})")  # whom a social roll was with (T10)
 CHUNK = 64 * 1024  # bytes the sink gathers before the response sends them
 BATCH = 500  # rows read per query
 
@@ -120,7 +122,9 @@ def rows(queryset) -> Iterator:
 
 
 def character_ids(events, found: set[int]) -> None:
-    """Collect every "character_id" in a record's events (encoded dataclasses)."""
+    """Collect every character a stored JSON value names (a record's events, a roll's
+    detail, a notice's data, a template's block): each "character_id", and a T10 social
+    roll's "toward": "character:<pk>" (docs/archive.md lists where ids are stored)."""
     stack = [events]
     while stack:
         value = stack.pop()
@@ -128,6 +132,9 @@ def character_ids(events, found: set[int]) -> None:
             ref = value.get("character_id")
             if isinstance(ref, int) and not isinstance(ref, bool):
                 found.add(ref)
+            toward = value.get("toward")
+            if isinstance(toward, str) and (named := TOWARD.fullmatch(toward)):
+                found.add(int(named[1]))
             stack.extend(value.values())
         elif isinstance(value, list):
             stack.extend(value)
@@ -234,17 +241,10 @@ class CampaignExport:
              "username": e.username, "created_at": when(e.created_at)}
             for e in rows(MembershipEvent.objects.filter(campaign=c).order_by("seq"))
         )
-        yield "notices.jsonl", fmt.jsonl(
-            {"seq": e.seq, "kind": e.kind, "actor": e.actor, "data": e.data,
-             "created_at": when(e.created_at)}
-            for e in rows(NoticeEvent.objects.filter(campaign=c).order_by("seq"))
-        )
+        yield "notices.jsonl", fmt.jsonl(self.notice_rows(referenced))
         yield "journal.jsonl", fmt.jsonl(self.journal_rows())
         yield "catalogue.jsonl", fmt.jsonl(self.catalogue_rows())
-        yield "npc_templates.jsonl", fmt.jsonl(
-            {"name": t.name, "block": t.block, "created_at": when(t.created_at)}
-            for t in NpcTemplate.objects.filter(campaign=c).order_by("pk")
-        )
+        yield "npc_templates.jsonl", fmt.jsonl(self.template_rows(referenced))
         requests = list(BringRequest.objects.filter(campaign=c).order_by("pk"))
         referenced.update(r.character_id for r in requests)
         yield "bring_requests.jsonl", fmt.jsonl(
@@ -254,8 +254,20 @@ class CampaignExport:
             for r in requests
         )
         # Last: the campaign's characters and every other one its history names (a
-        # character since removed from the campaign still rolled in it).
+        # character since removed from the campaign still rolled in it), that one by
+        # its name only.
         yield "characters.jsonl", fmt.jsonl(self.character_rows(referenced))
+
+    def notice_rows(self, referenced: set[int]) -> Iterator[dict]:
+        for e in rows(NoticeEvent.objects.filter(campaign=self.campaign).order_by("seq")):
+            character_ids(e.data, referenced)  # a situation's character
+            yield {"seq": e.seq, "kind": e.kind, "actor": e.actor, "data": e.data,
+                   "created_at": when(e.created_at)}
+
+    def template_rows(self, referenced: set[int]) -> Iterator[dict]:
+        for t in NpcTemplate.objects.filter(campaign=self.campaign).order_by("pk"):
+            character_ids(t.block, referenced)
+            yield {"name": t.name, "block": t.block, "created_at": when(t.created_at)}
 
     def journal_rows(self) -> Iterator[dict]:
         """The journal: every member reads all of it."""
@@ -269,6 +281,11 @@ class CampaignExport:
             yield {"kind": i.kind, "key": i.key, "data": i.data}
 
     def character_rows(self, referenced: set[int]) -> Iterator[dict]:
+        """The campaign's characters whole, then each one only its history names (it left
+        the campaign, or never was in it: anybody can add any character to a fight) as no
+        more than the history needs: its id, name and rule system. Its notes, GM notes,
+        ledger, items and owner are another campaign's or another account's, not this
+        GM's to take away."""
         c = self.campaign
         seen = set()
         for ch in rows(Character.objects.filter(campaign=c).order_by("pk")):
@@ -276,9 +293,9 @@ class CampaignExport:
             yield self.character_row(ch, whole=True)
         others = sorted(referenced - seen)
         for start in range(0, len(others), BATCH):
-            for ch in Character.objects.filter(pk__in=others[start:start + BATCH]).order_by(
-                    "pk"):
-                yield self.character_row(ch, whole=True)
+            for ch in Character.objects.filter(pk__in=others[start:start + BATCH]).only(
+                    "pk", "name", "rule_system").order_by("pk"):
+                yield history_only_row(ch)
 
     def encounter_rows(self) -> Iterator[dict]:
         name = self.name
@@ -314,6 +331,7 @@ class CampaignExport:
         for e in rows(RollEvent.objects.filter(campaign=self.campaign).order_by("seq")):
             if e.character_id is not None:
                 referenced.add(e.character_id)
+            character_ids(e.detail, referenced)  # an opponent, whom a social roll was with
             yield {
                 "seq": e.seq, "actor": name(e.actor_id), "character": e.character_id,
                 "kind": e.kind, "label": e.label, "hand": e.hand, "dice": e.dice,
@@ -378,6 +396,13 @@ class CampaignExport:
                     for r in rows(e.records.order_by("version"))
                 ],
             }
+
+
+def history_only_row(ch: Character) -> dict:
+    """A character the campaign's history names but that is not the campaign's
+    (`CampaignExport.character_rows`): what the importer needs to make a stand-in for it."""
+    return {"id": ch.pk, "name": ch.name, "rule_system": ch.rule_system,
+            "in_campaign": False, "history_only": True}
 
 
 def picture_name(picture: MapPicture) -> str:

@@ -9,7 +9,9 @@
     rolls.jsonl, membership_events.jsonl, notices.jsonl    the table's events
     journal.jsonl, catalogue.jsonl, npc_templates.jsonl, bring_requests.jsonl
     characters.jsonl         one character a line, with its items, UP ledger, favourites
-                             (last: the log names which characters it holds)
+                             (last: the log names which characters it holds); one the
+                             history names but that is not the campaign's is only
+                             {id, name, rule_system, in_campaign: false, history_only: true}
     pictures/<id>.<ext>      the map pictures (PNG, JPEG, WebP)
 
 A player's archive holds campaign.json without GM notes, history.jsonl (the table's log
@@ -50,7 +52,10 @@ PICTURE_EXTENSIONS = {"image/png": "png", "image/jpeg": "jpg", "image/webp": "we
 # Limits on what an importer reads: far above any real campaign (a year of weekly play is
 # a few MB), far below what would hurt the server.
 MAX_UPLOAD = 512 * 1024 * 1024  # bytes of the zip itself
-MAX_UNCOMPRESSED = 2 * 1024 * 1024 * 1024  # all members together, as declared
+# All members together, as declared: the site's IMPORT_MAX_BYTES (`max_unpacked`), 1 GiB
+# unless it says otherwise. A decade of weekly play with a fight every evening is some
+# 150 MB of rows; a hundred map pictures at the most (5 MB each) are 500 MB more.
+MAX_UNCOMPRESSED = 1024 * 1024 * 1024
 MAX_MEMBER = 1024 * 1024 * 1024  # one line file
 MAX_SMALL = 4 * 1024 * 1024  # manifest.json, campaign.json
 MAX_PICTURE = 5 * 1024 * 1024  # combat.models.MapPicture.MAX_BYTES
@@ -69,16 +74,51 @@ def jsonl(rows) -> Iterator[bytes]:
 
 
 def loads(text: bytes | str, where: str):
+    """JSON read from an archive: every row, campaign.json, a character file. A string
+    anywhere in it (a key or a value, however deep in house_rules, events or a roll's
+    detail) that holds a NUL character refuses it here, once for every field: PostgreSQL
+    cannot store one in text (the import would fail on the server instead of being
+    refused), and other readers of the text stop at it (issue 42)."""
     try:
-        return json.loads(text)
+        value = json.loads(text)
     except (ValueError, RecursionError) as error:  # also too many digits, too deep
         raise ArchiveError(f"{where}: not JSON ({str(error)[:80]})") from None
+    # JSON can only spell a NUL as the escape \u0000 (a raw one is no JSON): a text
+    # without it needs no walk.
+    if (b"\\u0000" if isinstance(text, bytes) else "\\u0000") in text and holds_nul(value):
+        raise ArchiveError(f"{where} holds a NUL character")
+    return value
+
+
+def holds_nul(value) -> bool:
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if "\x00" in item:
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
+
+
+def max_unpacked() -> int:
+    """The bytes an archive may unpack to on this site: IMPORT_MAX_BYTES."""
+    from django.conf import settings
+
+    return getattr(settings, "IMPORT_MAX_BYTES", MAX_UNCOMPRESSED)
 
 
 class Archive:
-    """A campaign archive opened for reading, its zip checked against the limits."""
+    """A campaign archive opened for reading, its zip checked against the limits (the
+    sizes it declares: zipfile reads no more of a member than its declared size)."""
 
-    def __init__(self, path: Path | str):
+    def __init__(self, path: Path | str, *, max_bytes: int | None = None):
+        self.max_bytes = max_unpacked() if max_bytes is None else max_bytes
+        self.read_bytes = 0  # of the line files, so far (what an importer holds unwritten)
         try:
             self.zip = zipfile.ZipFile(path)
         except (zipfile.BadZipFile, zlib.error, OSError, ValueError, EOFError) as error:
@@ -119,7 +159,8 @@ class Archive:
             if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
                 raise ArchiveError(f"{name} is compressed in a way archives are not")
             most = (MAX_SMALL if name in (MANIFEST, CAMPAIGN)
-                    else MAX_PICTURE if name.startswith("pictures/") else MAX_MEMBER)
+                    else MAX_PICTURE if name.startswith("pictures/")
+                    else min(MAX_MEMBER, self.max_bytes))
             if info.file_size > most:
                 raise ArchiveError(f"{name} is {info.file_size:,} bytes; at most {most:,}")
             if info.file_size > 1024 * 1024 and info.file_size > MAX_RATIO * max(
@@ -127,9 +168,9 @@ class Archive:
                 raise ArchiveError(f"{name} unpacks to {info.file_size:,} bytes from "
                                    f"{info.compress_size:,}: refused as a zip bomb")
             total += info.file_size
-        if total > MAX_UNCOMPRESSED:
-            raise ArchiveError(f"the archive unpacks to {total:,} bytes; at most "
-                               f"{MAX_UNCOMPRESSED:,}")
+        if total > self.max_bytes:
+            raise ArchiveError(f"the archive unpacks to {total:,} bytes: this server "
+                               f"imports at most {self.max_bytes:,} (IMPORT_MAX_BYTES)")
         if MANIFEST not in names:
             raise ArchiveError("no manifest.json: not a campaign archive of Aoristos Table")
         self.names = names
@@ -179,6 +220,7 @@ class Archive:
                     if not line:
                         break
                     number += 1
+                    self.read_bytes += len(line)
                     where = f"{name} line {number}"
                     if len(line) > MAX_LINE:
                         raise ArchiveError(f"{where} is longer than {MAX_LINE:,} bytes")

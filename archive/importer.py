@@ -1,15 +1,29 @@
 """A campaign archive made into a new campaign on this server (issue 30, docs/archive.md).
 
-- **All or nothing.** The whole import is one transaction: a refused archive, an error,
-  or a server killed half-way leaves no trace but the job's row.
+- **All or nothing, without stalling the other tables.** Rows are written in batches,
+  each its own short transaction (`Writer`: at most `BATCH_ROWS` rows, about
+  `BATCH_SECONDS`), so SQLite's write lock goes to the other campaigns' rolls between
+  them (issue 42: one transaction held it for the whole import, and rolls at every other
+  table waited behind it). Until the last transaction (`show`) the
+  campaign is hidden: nobody who can log in is a member (the GM's membership is written
+  last; the others are inactive placeholders) and its join code and invitation link are
+  unusable ones, so no page, list, stream or code reaches it. A refused archive or an
+  error deletes what was written, in batches too (`discard`); a campaign a dead process
+  left hidden is deleted by `archive.jobs.sweep`.
+- **Within bounds.** At most `IMPORT_MAX_ROWS` rows (the manifest's counts are checked
+  before anything is written, then the rows as they are read) and `IMPORT_MAX_BYTES`
+  unpacked (`archive.format.Archive`).
 - **New ids, the same campaign.** Every row gets a new id; what names another row by its
   old id (a roll's character, a record's `character_id`, a chronicle's body "ch7", a
-  wound's origin "e3v12.1", a map picture's key, a journal post's link, a membership
-  event) is rewritten to the new one. A name the archive does not hold refuses the
+  wound's origin "e3v12.1", a map picture's key, a journal post's link, a T10 social
+  roll's "character:7", a membership event; docs/archive.md lists every stored field) is
+  rewritten to the new one. A name the archive does not hold refuses the
   archive: nothing may point at a row of another campaign.
-- **The importer is the GM.** Members are matched by username to accounts here (when
-  the importer asks for it), else left as placeholders (`archive.models.Placeholder`:
-  an inactive user that cannot log in) that the GM hands to an account later.
+- **The importer is the GM, and nobody else is attached.** Every other username of the
+  archive becomes a placeholder (`archive.models.Placeholder`: an inactive user that
+  cannot log in), whether or not an account of that name exists here: an archive is
+  anybody's upload, and a name in it is no consent of the account that has it (issue 42).
+  The GM hands a placeholder to a member who has joined with their own account.
 - **Every row is checked** by its model's own field validation before it is written,
   and every fight is folded by its rule system's engine afterwards: a log the engine
   cannot replay refuses the archive.
@@ -18,10 +32,13 @@
   read exactly as on the server that exported them.
 """
 
+import logging
 import re
+import secrets
 import time
 from collections.abc import Callable
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.core.exceptions import ValidationError
@@ -31,18 +48,36 @@ from django.urls import reverse
 from django.utils import timezone
 
 from archive import format as fmt
-from archive.models import Placeholder
-from campaigns.models import AVAILABLE_SYSTEMS, BringRequest, Campaign, JournalEntry, Membership
+from archive.models import ImportJob, Placeholder
+from campaigns.models import (
+    AVAILABLE_SYSTEMS,
+    BringRequest,
+    Campaign,
+    JournalEntry,
+    Membership,
+    new_invite_token,
+    new_join_code,
+)
 from characters.models import Character, DpEntry, Item
 from combat.models import CatalogueItem, CombatRecord, Encounter, MapPicture, NpcTemplate
 from rules import RulesError
 from table.models import FavouriteTest, MembershipEvent, NoticeEvent, RollEvent
 
+log = logging.getLogger(__name__)
 ArchiveError = fmt.ArchiveError
 BODY_ID = re.compile(r"ch([1-9][0-9]{0,17})")
 ORIGIN = re.compile(r"e([1-9][0-9]{0,17})(v[0-9]+\.[0-9]+)")
 JOURNAL_LINK = re.compile(r".*#entry-([1-9][0-9]{0,17})")
-PROGRESS_EVERY = 200  # rows between progress reports
+PROGRESS_SECONDS = 0.5  # between progress reports (the job's page polls every 500 ms)
+# One write transaction of an import: at most this many rows, and it ends once it has run
+# this long (a statement of STATEMENT_ROWS rows at a time). A roll at another table waits
+# for at most about one (core.db.sqlite3 queues the writers in turn).
+BATCH_ROWS = 500
+BATCH_SECONDS = 0.05
+STATEMENT_ROWS = 100
+PENDING_BYTES = 32 * 1024 * 1024  # read but not yet written: a batch of big rows is less
+DEFAULT_MAX_ROWS = 500_000  # settings.IMPORT_MAX_ROWS (docs/archive.md says why)
+PLACEHOLDER_NAME = 150 - 13  # of a placeholder's username: the rest is "." and 12 hex digits
 SYSTEMS = [system.value for system in AVAILABLE_SYSTEMS]
 
 
@@ -52,28 +87,158 @@ def stamped(field) -> bool:
     return isinstance(field, DateTimeField) and (field.auto_now or field.auto_now_add)
 
 
-def insert(objs: list) -> None:
-    """Write model instances as they are, in one statement per batch, and give them
-    their new ids. Django's raw insert (what loaddata's save_base(raw=True) does) keeps
-    `auto_now_add` times as the archive gives them."""
+def insert(objs: list, size: int = 500) -> None:
+    """Write model instances as they are, `size` rows a statement, and give them their
+    new ids. Django's raw insert (what loaddata's save_base(raw=True) does) keeps
+    `auto_now_add` times as the archive gives them. A row may name another of `objs`
+    (an undo its spend) or one written before: its id is taken from that instance when
+    its statement is made, so a row waits for the statement after the one it names."""
     if not objs:
         return
     model = type(objs[0])
     meta = model._meta
     fields = [f for f in meta.concrete_fields if not f.primary_key]
+    relations = [f for f in fields if f.is_relation]
     for field in fields:  # a time the archive left out is now
         if stamped(field):
             for obj in objs:
                 if getattr(obj, field.attname) is None:
                     setattr(obj, field.attname, timezone.now())
-    for start in range(0, len(objs), 500):
-        batch = objs[start:start + 500]
+    start = 0
+    while start < len(objs):
+        end = start
+        while end < len(objs) and end - start < size and (
+                end == start or not names_unsaved(objs[end], relations)):
+            end += 1
+        batch = objs[start:end]
+        for obj in batch:
+            obj._prepare_related_fields_for_save(operation_name="import")
         returned = model._base_manager._insert(
             batch, fields=fields, returning_fields=meta.db_returning_fields, raw=True
         )
         for obj, row in zip(batch, returned, strict=True):
             obj.pk = row[0]
             obj._state.adding = False
+        start = end
+
+
+def names_unsaved(obj, relations) -> bool:
+    """Whether `obj` names an instance that has no id yet (one of its own batch)."""
+    for field in relations:
+        if field.is_cached(obj):
+            related = field.get_cached_value(obj)
+            if related is not None and related.pk is None:
+                return True
+    return False
+
+
+class Writer:
+    """The rows of an import, written a batch at a time, each batch in transactions of
+    at most `BATCH_ROWS` rows and about `BATCH_SECONDS` (issue 42): between them, other
+    campaigns write. A row added may name one added before it (a character's ledger its
+    character); its id is known once `flush` has written it, and `done(objs)` is called
+    then."""
+
+    def __init__(self):
+        self.pending: list[tuple[list, Callable | None]] = []
+        self.rows = 0
+        self.transactions = 0
+
+    def add(self, objs: list, done: Callable[[list], None] | None = None) -> None:
+        if objs:
+            self.pending.append((objs, done))
+            self.rows += len(objs)
+        if self.rows >= BATCH_ROWS:
+            self.flush()
+
+    def flush(self) -> None:
+        pending, self.pending, self.rows = self.pending, [], 0
+        runs: list[list] = []  # consecutive rows of one model: one statement for many
+        for objs, _done in pending:
+            if runs and type(runs[-1][0]) is type(objs[0]):
+                runs[-1].extend(objs)
+            else:
+                runs.append(list(objs))
+        parts = [run[at:at + STATEMENT_ROWS] for run in runs
+                 for at in range(0, len(run), STATEMENT_ROWS)]
+        at = 0
+        while at < len(parts):
+            with transaction.atomic():
+                began = time.monotonic()
+                while at < len(parts):
+                    insert(parts[at], STATEMENT_ROWS)
+                    at += 1
+                    if time.monotonic() - began >= BATCH_SECONDS:
+                        break
+            self.transactions += 1
+        for objs, done in pending:
+            if done is not None:
+                done(objs)
+
+
+def in_batches(queryset, size: int = BATCH_ROWS, *, change=None) -> None:
+    """Delete (or `change(queryset of pks)`) the rows of `queryset`, `size` at a time,
+    each batch its own transaction."""
+    model = queryset.model
+    while True:
+        pks = list(queryset.order_by().values_list("pk", flat=True)[:size])
+        if not pks:
+            return
+        with transaction.atomic():
+            batch = model._base_manager.filter(pk__in=pks)
+            if change is None:
+                batch.delete()
+            else:
+                change(batch)
+
+
+def discard(campaign_id: int) -> None:
+    """Delete what an import wrote of campaign `campaign_id` (it is still hidden: no
+    membership of its GM), a batch per short transaction as it was written, the rows
+    that name others first: its events and fights, its journal and requests, its
+    characters with their ledgers (an undo protects its spend: undone first), its
+    placeholders' users, then the campaign."""
+    from combat.models import Simulation
+
+    characters = Character.objects.filter(campaign_id=campaign_id)
+    in_batches(DpEntry.objects.filter(character__campaign_id=campaign_id,
+                                      undoes__isnull=False),
+               change=lambda batch: batch.update(undoes=None))
+    for queryset, size in (
+            (RollEvent.objects.filter(campaign_id=campaign_id), BATCH_ROWS),
+            (MembershipEvent.objects.filter(campaign_id=campaign_id), BATCH_ROWS),
+            (NoticeEvent.objects.filter(campaign_id=campaign_id), BATCH_ROWS),
+            (CombatRecord.objects.filter(campaign_id=campaign_id), BATCH_ROWS),
+            (Simulation.objects.filter(encounter__campaign_id=campaign_id), BATCH_ROWS),
+            (MapPicture.objects.filter(encounter__campaign_id=campaign_id), 10),  # 5 MB
+            (Encounter.objects.filter(campaign_id=campaign_id), 50),
+            (JournalEntry.objects.filter(campaign_id=campaign_id), BATCH_ROWS),
+            (BringRequest.objects.filter(campaign_id=campaign_id), BATCH_ROWS),
+            (CatalogueItem.objects.filter(campaign_id=campaign_id), BATCH_ROWS),
+            (NpcTemplate.objects.filter(campaign_id=campaign_id), BATCH_ROWS),
+            (DpEntry.objects.filter(character__campaign_id=campaign_id), BATCH_ROWS),
+            (Item.objects.filter(character__campaign_id=campaign_id), BATCH_ROWS),
+            (FavouriteTest.objects.filter(character__campaign_id=campaign_id), BATCH_ROWS),
+            (characters, 50)):
+        in_batches(queryset, size)
+    users = Placeholder.objects.filter(campaign_id=campaign_id).values_list("user_id",
+                                                                            flat=True)
+    in_batches(get_user_model().objects.filter(pk__in=list(users)), 50)
+    with transaction.atomic():
+        Campaign.objects.filter(pk=campaign_id).delete()
+
+
+def hidden_join_code() -> str:
+    """A join code nobody can type while the campaign is imported: the join page reads a
+    code in capitals (campaigns.forms.JoinCodeForm), and this one has a small letter."""
+    while True:
+        code = "x" + secrets.token_hex(3)[:5]
+        if not Campaign.objects.filter(join_code=code).exists():
+            return code
+
+
+def max_rows() -> int:
+    return getattr(settings, "IMPORT_MAX_ROWS", DEFAULT_MAX_ROWS)
 
 
 def checked(model, where: str, data: dict, allowed: tuple[str, ...], **fixed):
@@ -122,37 +287,60 @@ def plain_int(value, where: str, what: str, low: int = 0, high: int = 2**62) -> 
 
 
 class Importer:
-    def __init__(self, archive: fmt.Archive, user, *, match_usernames: bool = True,
+    """One archive made into a campaign. `job`: the ImportJob whose row shows the
+    progress, names the hidden campaign while it is written (so `archive.jobs.sweep`
+    finds it if this process dies) and says how it ended; `progress(done, total)` is told
+    too (the command line's counter)."""
+
+    def __init__(self, archive: fmt.Archive, user, *, job: int | None = None,
                  progress: Callable[[int, int], None] | None = None):
         self.archive = archive
         self.user = user
-        self.match = match_usernames
+        self.job = job
         self.report = progress or (lambda done, total: None)
         self.done = 0
         self.reported = time.monotonic()
+        self.most = max_rows()
         counts = archive.manifest.get("counts")
         self.total = (sum(v for v in counts.values() if isinstance(v, int) and v > 0)
                       if isinstance(counts, dict) else 0)
+        self.writer = Writer()
+        self.flushed_at = 0  # archive.read_bytes when the writer last wrote
+        self.made: Campaign | None = None  # the campaign row, once written
+        self.discarded = False  # what was written of a refused archive is deleted
         self.users: dict[str, object] = {}
         self.placeholders: list[Placeholder] = []
         self.memberships: dict[int, int] = {}
-        self.characters: dict[int, int] = {}
+        self.gm_seat: Membership | None = None  # written last: then the campaign shows
+        self.gm_events: list[MembershipEvent] = []  # events about the GM's membership
+        self.characters: dict = {}  # old id: the new row (its id once written)
+        self.outside: list[Character] = []  # not the campaign's once it shows
         self.encounters: dict[int, Encounter] = {}
         self.pictures: dict[int, int] = {}
         self.journal: dict[int, int] = {}
         self.seqs: set[int] = set()
 
     def step(self, rows: int = 1) -> None:
-        before = self.done // PROGRESS_EVERY
         self.done += rows
-        if self.done // PROGRESS_EVERY != before or time.monotonic() - self.reported > 1:
+        if self.done > self.most:
+            raise ArchiveError(
+                f"the archive holds more than {self.most:,} rows: this server imports at "
+                f"most {self.most:,} (IMPORT_MAX_ROWS)")
+        if self.archive.read_bytes - self.flushed_at > PENDING_BYTES:
+            self.writer.flush()  # 500 records of 16 MB each are not to be held at once
+            self.flushed_at = self.archive.read_bytes
+        if time.monotonic() - self.reported >= PROGRESS_SECONDS:
             self.beat()
 
     def beat(self) -> None:
         """Report how far the import is (at least every second while it works: the job's
         page takes a silence of `archive.jobs.STALLED` seconds for a dead process)."""
         self.reported = time.monotonic()
-        self.report(self.done, max(self.total, self.done))
+        total = max(self.total, self.done)
+        if self.job is not None:
+            ImportJob.objects.filter(pk=self.job).update(done=self.done, total=total,
+                                                         beat_at=timezone.now())
+        self.report(self.done, total)
 
     def run(self) -> Campaign:
         """Import the archive; ArchiveError (and nothing stored) when it is refused."""
@@ -164,22 +352,83 @@ class Importer:
                 "for the campaign's archive.")
         if not isinstance(campaign, dict):
             raise ArchiveError("campaign.json: the campaign is a JSON object")
+        if self.total > self.most:  # before anything is written
+            raise ArchiveError(
+                f"the archive holds {self.total:,} rows (its manifest's counts): this "
+                f"server imports at most {self.most:,} (IMPORT_MAX_ROWS)")
         try:
-            with transaction.atomic():
+            try:
                 made = self.campaign(campaign)
                 self.rows(made)
                 self.replay(made)
-        except (IntegrityError, DatabaseError) as error:
-            raise ArchiveError(f"the archive's rows do not fit together: {str(error)[:200]}"
-                               ) from None
+                self.show(made)
+            except (IntegrityError, DatabaseError) as error:
+                raise ArchiveError(f"the archive's rows do not fit together: "
+                                   f"{str(error)[:200]}") from None
+        except BaseException:
+            self.abandon()
+            raise
         self.report(self.done, max(self.total, self.done))
         return made
+
+    def abandon(self) -> None:
+        """Delete what was written (`discard`): a refused archive leaves nothing."""
+        from combat import services
+
+        for made in self.encounters.values():  # the fold remembers what rolls back
+            if made.pk is not None:
+                services.forget(made.pk)
+        if self.made is None:
+            return
+        try:
+            discard(self.made.pk)
+        except Exception:  # noqa: BLE001 - the refusal is what the importer is told
+            log.exception("the partial import of campaign %s was not deleted; "
+                          "archive.jobs.sweep tries again", self.made.pk)
+        else:
+            self.discarded = True
+
+    def show(self, campaign: Campaign) -> None:
+        """The last transaction: the GM's membership, the campaign's own join code and
+        link, its last event number, the characters only its history names out of it,
+        and the job done. Before it, nobody who can log in reaches the campaign."""
+        self.writer.flush()
+        with transaction.atomic():
+            Character.objects.filter(pk__in=[c.pk for c in self.outside]).update(
+                campaign=None)
+            seat = self.gm_seat or Membership(campaign=campaign, user=self.user,
+                                              role=Membership.Role.GM, seat=0)
+            insert([seat])
+            if self.gm_events:
+                MembershipEvent.objects.filter(pk__in=[e.pk for e in self.gm_events]).update(
+                    membership_id=seat.pk)
+            code = new_join_code()
+            while Campaign.objects.filter(join_code=code).exists():
+                code = new_join_code()
+            Campaign.objects.filter(pk=campaign.pk).update(
+                event_seq=max([self.event_seq, *self.seqs]), join_code=code,
+                invite_token=new_invite_token())
+            if self.job is not None:
+                ImportJob.objects.filter(pk=self.job).update(
+                    status=ImportJob.Status.DONE, campaign=campaign,
+                    finished_at=timezone.now(), done=self.done,
+                    total=max(self.total, self.done), beat_at=timezone.now(),
+                    summary=self.summary())
+        campaign.refresh_from_db()
+
+    def summary(self) -> dict:
+        """What the job's page says it imported: by the archive's names only, whether a
+        name has an account here is not the importer's to learn (issue 42)."""
+        return {"rows": self.done, "placeholders": len(self.placeholders),
+                "waiting": sorted(p.name for p in self.placeholders)}
 
     # Users and the campaign -----------------------------------------------------------------
 
     def user_for(self, name, where: str, *, gm_name: str):
         """The account a username of the archive stands for: the importer for the
-        archive's GM, else one here with that name (when matching), else a placeholder."""
+        archive's GM, a placeholder of its own for every other name. No account here is
+        looked up by a name of the archive: an import attaches nobody, and what it shows
+        is the same whether the name has an account here or not."""
         if name is None:
             return None
         if isinstance(name, str) and name in self.users:  # checked when first seen
@@ -193,30 +442,34 @@ class Importer:
         if name == gm_name:
             self.users[name] = self.user
             return self.user
-        User = get_user_model()
-        found = None
-        if self.match and name != self.user.username:
-            found = User.objects.filter(username=name, is_active=True).first()
-        if found is None:
-            found = self.placeholder_user(name)
+        found = self.placeholder_user(name)
         self.users[name] = found
         return found
 
     def placeholder_user(self, name: str):
+        """An inactive user with no usable password for the archive's `name`. Its username
+        is the name with a random suffix ("alice.3f9a0c1b2d4e"), so the table's log still
+        reads "alice", and it is never the name itself nor a number after it: those were
+        found by asking whether the name has an account here, which the generated name
+        then told the importer (issue 42). Only a random candidate is looked up."""
         User = get_user_model()
-        username, n = name, 1
-        while User.objects.filter(username=username).exists():
-            n += 1
-            suffix = f"-{n}"
-            username = name[: 150 - len(suffix)] + suffix
+        while True:
+            username = f"{name[:PLACEHOLDER_NAME]}.{secrets.token_hex(6)}"
+            if not User.objects.filter(username=username).exists():
+                break
         user = User(username=username, is_active=False)
         user.set_unusable_password()
-        user.save()
-        self.placeholders.append(Placeholder(campaign=None, user=user, name=name))
+        with transaction.atomic():  # with its row, so `discard` finds the user
+            user.save()
+            holder = Placeholder(campaign=self.made, user=user, name=name)
+            insert([holder])
+        self.placeholders.append(holder)
         return user
 
     def campaign(self, row: dict) -> Campaign:
+        """The campaign row, hidden, and its players' memberships (placeholders all)."""
         where = "campaign.json"
+        self.gm_old = None
         members = row.get("members")
         gm_name = row.get("gm")
         if not isinstance(gm_name, str):
@@ -233,7 +486,15 @@ class Importer:
         except (RulesError, ValueError, TypeError, AttributeError) as error:
             raise ArchiveError(f"{where}: house rules: {str(error)[:200]}") from None
         self.event_seq = campaign.event_seq
-        insert([campaign])
+        # Hidden until `show`: a code no one can type, a link no URL matches.
+        campaign.join_code = hidden_join_code()
+        campaign.invite_token = f"importing.{secrets.token_hex(16)}"
+        with transaction.atomic():
+            insert([campaign])
+            self.made = campaign
+            if self.job is not None:  # from now on `archive.jobs.sweep` can find it
+                ImportJob.objects.filter(pk=self.job).update(campaign=campaign,
+                                                             beat_at=timezone.now())
         seen_users = set()
         made = []
         for index, member in enumerate(members):
@@ -248,11 +509,13 @@ class Importer:
             membership = checked(Membership, at, member, ("id", "user", "role", "seat",
                                                           "joined_at"),
                                  campaign=campaign, user=user, role=role)
-            made.append((member.get("id"), membership))
-        if self.user.pk not in seen_users:  # an archive without its GM's membership
-            made.append((None, Membership(campaign=campaign, user=self.user,
-                                          role=Membership.Role.GM, seat=0)))
-        insert([m for _old, m in made])
+            if user == self.user:  # written last (`show`): then the campaign shows
+                self.gm_seat = membership
+                self.gm_old = member.get("id")
+            else:
+                made.append((member.get("id"), membership))
+        self.writer.add([m for _old, m in made])
+        self.writer.flush()
         for old, membership in made:
             if isinstance(old, int):
                 self.memberships[old] = membership.pk
@@ -264,14 +527,23 @@ class Importer:
     # Rows ------------------------------------------------------------------------------------
 
     def rows(self, campaign: Campaign) -> None:
+        """Every line file, a batch of rows at a time (`Writer`); what a later file names
+        by its new id (a character, a journal post, a fight, a picture) is written
+        before that file is read."""
+        w = self.writer
         self.characters_of(campaign)
+        w.flush()
+        self.characters = {old: c.pk for old, c in self.characters.items()}
         for where, row in self.archive.lines("catalogue"):
-            insert([checked(CatalogueItem, where, row, ("kind", "key", "data"),
-                            campaign=campaign)])
+            w.add([checked(CatalogueItem, where, row, ("kind", "key", "data"),
+                           campaign=campaign)])
             self.step()
         for where, row in self.archive.lines("npc_templates"):
-            insert([checked(NpcTemplate, where, row, ("name", "block", "created_at"),
-                            campaign=campaign)])
+            template = checked(NpcTemplate, where, row, ("name", "block", "created_at"),
+                               campaign=campaign)
+            # An add_combatant command's fields: a character in it is the archive's.
+            template.block = self.remap(template.block, where, chronicle=False)
+            w.add([template])
             self.step()
         for where, row in self.archive.lines("journal"):
             old = plain_int(row.get("id"), where, "id", 1)
@@ -279,25 +551,21 @@ class Importer:
             entry = checked(JournalEntry, where, row, (
                 "id", "author", "title", "body", "pinned", "created_at", "updated_at"),
                 campaign=campaign, author=author)
-            insert([entry])
-            self.journal[old] = entry.pk
+            w.add([entry], lambda objs, old=old: self.journal.__setitem__(old, objs[0].pk))
             self.step()
         for where, row in self.archive.lines("bring_requests"):
             character = self.character(row.get("character"), where)
-            request = checked(BringRequest, where, row, (
+            w.add([checked(BringRequest, where, row, (
                 "character", "status", "note", "decided_by", "created_at", "decided_at"),
                 campaign=campaign, character_id=character,
-                decided_by=self.user_of(row, "decided_by", where))
-            insert([request])
+                decided_by=self.user_of(row, "decided_by", where))])
             self.step()
+        w.flush()
         self.encounters_of(campaign)
+        w.flush()
         self.records_of(campaign)
         self.events_of(campaign)
-        for placeholder in self.placeholders:
-            placeholder.campaign = campaign
-        insert(self.placeholders)
-        Campaign.objects.filter(pk=campaign.pk).update(
-            event_seq=max([self.event_seq, *self.seqs]))
+        w.flush()
 
     def character(self, old, where: str) -> int:
         if old is None:
@@ -308,6 +576,8 @@ class Importer:
         return self.characters[old]
 
     def characters_of(self, campaign: Campaign) -> None:
+        """Every character is written in the campaign while it is hidden, so `discard`
+        finds it; one that is not the campaign's leaves it in `show`."""
         fields = ("id", "owner", "in_campaign", "name", "concept", "notes", "gm_notes",
                   "rule_system", "dp_budget", "level_cap", "attributes", "skills", "rolled",
                   "created_at", "updated_at", "items", "ledger", "favourites")
@@ -315,20 +585,42 @@ class Importer:
             old = plain_int(row.get("id"), where, "id", 1)
             if old in self.characters:
                 raise ArchiveError(f"{where}: character {old} is in the archive twice")
+            if "history_only" in row:
+                self.characters[old] = self.stand_in(campaign, row, where)
+                self.step()
+                continue
             owner = self.user_of(row, "owner", where)
             if owner is None:
                 raise ArchiveError(f"{where}: a character has an owner")
             in_campaign = row.get("in_campaign") is True
             character = checked(Character, where, row, fields, owner=owner,
-                                campaign=campaign if in_campaign else None)
+                                campaign=campaign)
             one_of(character.rule_system, SYSTEMS, where, "the rule system")
             if in_campaign and character.rule_system != campaign.rule_system:
                 raise ArchiveError(f"{where}: a {character.rule_system} character cannot "
                                    f"play in a {campaign.rule_system} campaign")
-            insert([character])
-            self.characters[old] = character.pk
-            character_parts(character, row, where, self.user_of)
-            self.step()
+            if not in_campaign:
+                self.outside.append(character)
+            self.writer.add([character])
+            self.characters[old] = character
+            parts = character_parts(character, row, where, self.user_of, self.writer.add)
+            self.step(1 + parts)
+
+    def stand_in(self, campaign: Campaign, row: dict, where: str) -> Character:
+        """A character the archive's history names but that was not the campaign's
+        (`archive.export.history_only_row`): its name and rule system, so its rolls and
+        fights read as they did. It is the importer's, in no campaign once the import
+        shows, with the system's default values: the archive holds nothing more of it."""
+        if row.get("history_only") is not True or row.get("in_campaign") is not False:
+            raise ArchiveError(f"{where}: a character only the history names is "
+                               f"history_only true and in_campaign false")
+        character = checked(Character, where, row, (
+            "id", "name", "rule_system", "in_campaign", "history_only"),
+            owner=self.user, campaign=campaign, attributes={}, skills={}, rolled={})
+        one_of(character.rule_system, SYSTEMS, where, "the rule system")
+        self.outside.append(character)
+        self.writer.add([character])
+        return character
 
     def encounters_of(self, campaign: Campaign) -> None:
         for where, row in self.archive.lines("encounters"):
@@ -351,7 +643,7 @@ class Importer:
             # Written at its final version, as the campaign at its final event number: the
             # records' trigger then leaves both rows alone (combat migration 0006).
             encounter.logged = 0  # the highest version of its records, counted below
-            insert([encounter])
+            self.writer.add([encounter])
             self.encounters[old] = encounter
             self.pictures_of(encounter, row.get("pictures") or [], where)
             self.step()
@@ -375,14 +667,14 @@ class Importer:
                 raise ArchiveError(f"{name}: {' '.join(error.messages)}") from None
             made = MapPicture(encounter=encounter, created_at=moment(
                 picture.get("created_at"), at), **facts)
-            insert([made])
+            self.writer.add([made])
+            self.writer.flush()  # up to 5 MB: one at a time
             self.pictures[old] = made.pk
             self.step()
 
     def records_of(self, campaign: Campaign) -> None:
         fields = ("id", "encounter", "seq", "version", "actor", "actor_name", "command",
                   "events", "undo_to", "redo", "lines", "public_lines", "created_at")
-        batch: list[CombatRecord] = []
         for where, row in self.archive.lines("records"):
             old = row.get("encounter")
             if not isinstance(old, int) or old not in self.encounters:
@@ -396,12 +688,8 @@ class Importer:
             record.public_lines = self.remap(record.public_lines, where, chronicle=chronicle)
             self.numbered(record.seq, where)
             encounter.logged = max(encounter.logged, record.version)
-            batch.append(record)
-            if len(batch) >= 200:
-                insert(batch)
-                batch = []
+            self.writer.add([record])
             self.step()
-        insert(batch)
 
     def numbered(self, seq: int, where: str) -> None:
         if seq in self.seqs:
@@ -427,6 +715,9 @@ class Importer:
                     out[key] = str(self.pictures[int(item)])
                 elif key == "origin" and isinstance(item, str) and item:
                     out[key] = self.origin(item, where)
+                elif key == "toward" and isinstance(item, str) \
+                        and item.startswith("character:"):
+                    out[key] = self.toward(item, where)
                 else:
                     out[key] = self.remap(item, where, chronicle=chronicle)
             return out
@@ -435,6 +726,16 @@ class Importer:
             if old in self.characters:
                 return f"ch{self.characters[old]}"
         return value
+
+    def toward(self, text: str, where: str) -> str:
+        """Whom a T10 social roll was with, "character:<pk>" (table/entered.py): the new
+        character's id; one the archive does not hold refuses it, or the pair's carry
+        would name a character of another campaign."""
+        number = text.removeprefix("character:")
+        if not number.isascii() or not number.isdigit() or len(number) > 18:
+            raise ArchiveError(f"{where}: names a character the archive does not hold "
+                               f"({text[:30]})")
+        return f"character:{self.character(int(number), where)}"
 
     def origin(self, text: str, where: str) -> str:
         found = ORIGIN.fullmatch(text)
@@ -447,12 +748,7 @@ class Importer:
         return f"e{self.encounters[old].pk}{found[2]}"
 
     def events_of(self, campaign: Campaign) -> None:
-        batch: list = []
-
-        def flush():
-            insert(batch)
-            batch.clear()
-
+        w = self.writer
         for where, row in self.archive.lines("rolls"):
             ref = row.get("character")
             roll = checked(RollEvent, where, row, (
@@ -463,11 +759,8 @@ class Importer:
             one_of(roll.kind, RollEvent.Kind.values, where, "the kind")
             roll.detail = self.remap(roll.detail, where, chronicle=False)
             self.numbered(roll.seq, where)
-            batch.append(roll)
-            if len(batch) >= 500:
-                flush()
+            w.add([roll])
             self.step()
-        flush()
         for where, row in self.archive.lines("membership_events"):
             old = row.get("membership")
             event = checked(MembershipEvent, where, row, (
@@ -476,20 +769,18 @@ class Importer:
                 membership_id=self.memberships.get(old, 0) if isinstance(old, int) else 0)
             one_of(event.kind, MembershipEvent.Kind.values, where, "the kind")
             self.numbered(event.seq, where)
-            batch.append(event)
+            if isinstance(old, int) and old == self.gm_old:  # its id is known in `show`
+                self.gm_events.append(event)
+            w.add([event])
             self.step()
-        flush()
         for where, row in self.archive.lines("notices"):
             event = checked(NoticeEvent, where, row, ("seq", "kind", "actor", "data",
                                                       "created_at"), campaign=campaign)
             one_of(event.kind, NoticeEvent.Kind.values, where, "the kind")
             event.data = self.notice_data(campaign, event.data, where)
             self.numbered(event.seq, where)
-            batch.append(event)
-            if len(batch) >= 500:
-                flush()
+            w.add([event])
             self.step()
-        flush()
 
     def notice_data(self, campaign: Campaign, data, where: str) -> dict:
         if not isinstance(data, dict):
@@ -525,17 +816,19 @@ class Importer:
                                    f"{str(error)[:200]}") from None
 
 
-def character_parts(character: Character, row: dict, where: str, user_of) -> None:
-    """A character's items, UP ledger and favourite tests (its own archive's too);
+def character_parts(character: Character, row: dict, where: str, user_of,
+                    write: Callable[[list], None] = insert) -> int:
+    """A character's items, UP ledger and favourite tests (its own archive's too), given
+    to `write` (at once, or an import's `Writer`); how many rows they are.
     `user_of(row, key, where)` is the account a username of the row stands for."""
     parts = {key: row.get(key) or [] for key in ("items", "ledger", "favourites")}
     for key, value in parts.items():
         if not isinstance(value, list):
             raise ArchiveError(f"{where}: {key} is a list")
-    insert([checked(Item, f"{where} item {n + 1}", _object(item, where),
-                    ("name", "bulk", "quantity", "catalogue"), character=character)
-            for n, item in enumerate(parts["items"])])
-    entries: dict[int, int] = {}
+    write([checked(Item, f"{where} item {n + 1}", _object(item, where),
+                   ("name", "bulk", "quantity", "catalogue"), character=character)
+           for n, item in enumerate(parts["items"])])
+    entries: dict[int, DpEntry] = {}
     for n, entry in enumerate(parts["ledger"]):
         at = f"{where} ledger entry {n + 1}"
         entry = _object(entry, at)
@@ -547,13 +840,14 @@ def character_parts(character: Character, row: dict, where: str, user_of) -> Non
         made = checked(DpEntry, at, entry, (
             "id", "kind", "amount", "key", "level_before", "level_after", "reason",
             "dp_before", "dp_after", "undoes", "created_by", "created_at"),
-            character=character, undoes_id=entries.get(undoes),
+            character=character, undoes=entries.get(undoes),
             created_by=user_of(entry, "created_by", at))
-        insert([made])
-        entries[old] = made.pk
-    insert([checked(FavouriteTest, f"{where} favourite {n + 1}", _object(f, where), (
+        write([made])
+        entries[old] = made
+    write([checked(FavouriteTest, f"{where} favourite {n + 1}", _object(f, where), (
         "name", "properties", "free", "forced", "threshold", "created_at"),
         character=character) for n, f in enumerate(parts["favourites"])])
+    return sum(len(value) for value in parts.values())
 
 
 def _object(value, where: str) -> dict:

@@ -2,27 +2,29 @@
 `DATA_DIR/imports/<job>.zip`, an `ImportJob` row names it, and this process's import
 thread reads it (`archive.importer`). The page polls the job.
 
-The import is one transaction, so its row cannot show progress from inside it (on SQLite
-the transaction holds the write lock). Progress goes to the cache instead, which every
-process of a hosted site shares (Redis), with the time of its last report: a job still
-"running" whose progress has not moved for `STALLED` seconds died with its process, and
-its transaction with it (nothing was imported).
+The importer writes its rows in short transactions (issue 42), so the job's own row says
+how far it is, for every server process and for the command line's imports alike: rows
+done of the archive's total, and when it last reported (at least every second while it
+works). A job still "running" that has not reported for `STALLED` seconds died with its
+process. What it had written is a hidden campaign (nobody who can log in is its member
+yet): `sweep` deletes it on the import thread, queued when the next import starts, and
+when the job's page or the import page is opened and sees a job interrupted.
 """
 
+import datetime
 import logging
 import threading
-import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from django.conf import settings
-from django.core.cache import cache
 from django.db import close_old_connections, transaction
 from django.utils import timezone
 
 from archive import format as fmt
-from archive.importer import Importer
+from archive.importer import Importer, discard
 from archive.models import ImportJob
+from campaigns.models import Membership
 
 log = logging.getLogger(__name__)
 
@@ -42,39 +44,35 @@ def upload_path(job_id: int) -> Path:
     return folder() / f"{job_id}.zip"
 
 
-def progress_key(job_id: int) -> str:
-    return f"archive:import:{job_id}"
-
-
-def report(job_id: int, done: int, total: int) -> None:
-    cache.set(progress_key(job_id), {"done": done, "total": total, "at": time.time()},
-              timeout=STALLED * 4)
+def interrupted(job: ImportJob) -> bool:
+    """A running job whose process is gone: it has not reported for STALLED seconds."""
+    if job.status != ImportJob.Status.RUNNING:
+        return False
+    with _lock:
+        if job.pk in _running:  # this process runs it
+            return False
+    last = job.beat_at or job.created_at
+    return last is None or timezone.now() - last > datetime.timedelta(seconds=STALLED)
 
 
 def progress(job: ImportJob) -> dict:
     """How far a job is: done and total rows, and whether it was interrupted."""
-    found = cache.get(progress_key(job.pk))
-    if job.status != ImportJob.Status.RUNNING:
-        found = found or {}
-        return {"done": found.get("done", 0), "total": found.get("total", 0),
-                "interrupted": False}
-    if found is None:  # the process that held it is gone (the upload reported at once)
-        return {"done": 0, "total": 0, "interrupted": True}
-    return {"done": found["done"], "total": found["total"],
-            "interrupted": time.time() - found["at"] > STALLED}
+    return {"done": job.done, "total": job.total, "interrupted": interrupted(job)}
 
 
-def start(*, user, upload, match_usernames: bool) -> ImportJob:
+def start(*, user, upload) -> ImportJob:
     """Keep the uploaded file and queue its import; the job's row at once."""
     forget_leftovers()
     job = ImportJob.objects.create(user=user, filename=upload.name[:200], size=upload.size,
-                                   match_usernames=match_usernames)
+                                   beat_at=timezone.now())
     with open(upload_path(job.pk), "wb") as f:
         for chunk in upload.chunks():
             f.write(chunk)
-    report(job.pk, 0, 0)
     transaction.on_commit(lambda: submit(job.pk))
     return job
+
+
+SWEEP = -1  # the key of a queued `sweep` among the running jobs (no job's id)
 
 
 def submit(job_id: int) -> None:
@@ -85,15 +83,60 @@ def submit(job_id: int) -> None:
         _running[job_id] = _executor.submit(run, job_id)
 
 
+def sweep_soon() -> None:
+    """Queue a `sweep` on the import thread (one at a time, between imports): deleting a
+    big campaign takes a while, and no page waits for it."""
+    global _executor
+    with _lock:
+        if SWEEP in _running:
+            return
+        if _executor is None:
+            _executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="import")
+        _running[SWEEP] = _executor.submit(swept)
+
+
+def swept() -> None:
+    close_old_connections()
+    try:
+        sweep()
+    except Exception:  # noqa: BLE001 - the next one tries again
+        log.exception("the sweep of interrupted imports failed")
+    finally:
+        with _lock:
+            _running.pop(SWEEP, None)
+        close_old_connections()
+
+
 def forget_leftovers() -> None:
-    """Delete the uploads of imports that died with their process (a killed server)."""
+    """After imports that died with their process (a killed server): delete what they
+    wrote (`sweep`, soon) and their uploads."""
+    sweep_soon()
     for path in folder().glob("*.zip"):
-        if time.time() - path.stat().st_mtime < STALLED:
-            continue
         job = ImportJob.objects.filter(pk=int(path.stem)).first() if path.stem.isdigit() \
             else None
-        if job is None or job.status != ImportJob.Status.RUNNING or progress(job)["interrupted"]:
+        if job is None or job.status != ImportJob.Status.RUNNING or interrupted(job):
             path.unlink(missing_ok=True)
+
+
+def sweep() -> None:
+    """Delete the hidden campaign of every interrupted job (and of a failed one whose
+    importer could not), in batches (`discard`). A campaign whose GM's membership is
+    written is no hidden one: its import finished (the job's row says so in the same
+    transaction), and it stays."""
+    for job in ImportJob.objects.filter(status__in=[ImportJob.Status.RUNNING,
+                                                    ImportJob.Status.FAILED],
+                                        campaign__isnull=False):
+        if job.status == ImportJob.Status.RUNNING and not interrupted(job):
+            continue
+        shown = Membership.objects.filter(campaign_id=job.campaign_id,
+                                          role=Membership.Role.GM).exists()
+        try:
+            if not shown:
+                discard(job.campaign_id)
+        except Exception:  # noqa: BLE001 - the next sweep tries again
+            log.exception("import %s: its hidden campaign was not deleted", job.pk)
+            continue
+        ImportJob.objects.filter(pk=job.pk).update(campaign=None)
 
 
 def run(job_id: int) -> None:
@@ -101,30 +144,31 @@ def run(job_id: int) -> None:
     close_old_connections()
     job = ImportJob.objects.select_related("user").get(pk=job_id)
     path = upload_path(job_id)
+    importer = None
     try:
         with fmt.Archive(path) as archive:
-            importer = Importer(archive, job.user, match_usernames=job.match_usernames,
-                                progress=lambda done, total: report(job_id, done, total))
-            campaign = importer.run()
-        ImportJob.objects.filter(pk=job_id).update(
-            status=ImportJob.Status.DONE, campaign=campaign, finished_at=timezone.now(),
-            summary={"rows": importer.done, "placeholders": len(importer.placeholders),
-                     "matched": sorted(name for name, user in importer.users.items()
-                                       if user != job.user and user.is_active)})
+            importer = Importer(archive, job.user, job=job_id)
+            importer.run()  # marks the job done
     except fmt.ArchiveError as error:
-        ImportJob.objects.filter(pk=job_id).update(
-            status=ImportJob.Status.FAILED, error=str(error)[:2000], finished_at=timezone.now())
+        failed(job_id, importer, str(error)[:2000])
     except Exception as error:  # noqa: BLE001 - the page says it failed, the log says why
         log.exception("import %s failed", job_id)
-        ImportJob.objects.filter(pk=job_id).update(
-            status=ImportJob.Status.FAILED, finished_at=timezone.now(),
-            error=f"the import failed on this server ({type(error).__name__}); nothing "
-                  f"was imported")
+        failed(job_id, importer, f"the import failed on this server "
+                                 f"({type(error).__name__}); nothing was imported")
     finally:
         path.unlink(missing_ok=True)
         with _lock:
             _running.pop(job_id, None)
         close_old_connections()
+
+
+def failed(job_id: int, importer: Importer | None, error: str) -> None:
+    """The job refused or failed. The importer deleted what it had written; if it could
+    not, the job still names the campaign for `sweep`."""
+    left = importer is not None and importer.made is not None and not importer.discarded
+    ImportJob.objects.filter(pk=job_id).update(
+        status=ImportJob.Status.FAILED, error=error, finished_at=timezone.now(),
+        **({} if left else {"campaign": None}))
 
 
 def wait() -> None:

@@ -60,16 +60,19 @@ def campaign_download(request, pk: int):
 
 
 class ImportForm(forms.Form):
+    """The archive to import. There is no choice of matching members to accounts here by
+    username: every member waits as a placeholder (issue 42); a client that still sends
+    `match_usernames` has it ignored, as any field the form does not have."""
+
     archive = forms.FileField(label=gettext_lazy("Campaign archive (.zip)"))
-    match_usernames = forms.BooleanField(
-        label=gettext_lazy("Match members to accounts here with the same username"),
-        required=False, initial=True)
 
     def clean_archive(self):
         upload = self.cleaned_data["archive"]
-        if upload.size > fmt.MAX_UPLOAD:
+        # A zip unpacks to about its own size at least: IMPORT_MAX_BYTES bounds it too.
+        most = min(fmt.MAX_UPLOAD, fmt.max_unpacked())
+        if upload.size > most:
             raise forms.ValidationError(
-                _("The file is larger than %(most)s MB.") % {"most": fmt.MAX_UPLOAD >> 20})
+                _("The file is larger than %(most)s MB.") % {"most": most >> 20})
         return upload
 
 
@@ -78,13 +81,14 @@ def campaign_import(request):
     """Upload an archive; its import runs off the request (`archive.jobs`)."""
     form = ImportForm(request.POST, request.FILES) if request.method == "POST" else ImportForm()
     running = ImportJob.objects.filter(user=request.user, status=ImportJob.Status.RUNNING)
-    busy = next((job for job in running if not jobs.progress(job)["interrupted"]), None)
+    busy = next((job for job in running if not jobs.interrupted(job)), None)
+    if any(jobs.interrupted(job) and job.campaign_id for job in running):
+        jobs.sweep_soon()  # what a dead process wrote
     if request.method == "POST" and form.is_valid():
         if busy is not None:
             form.add_error(None, _("Your last import is still running: wait for it first."))
         else:
-            job = jobs.start(user=request.user, upload=form.cleaned_data["archive"],
-                             match_usernames=form.cleaned_data["match_usernames"])
+            job = jobs.start(user=request.user, upload=form.cleaned_data["archive"])
             return redirect("archive:import_job", job.pk)
     status = 400 if request.method == "POST" else 200
     recent = ImportJob.objects.filter(user=request.user).select_related("campaign")[:5]
@@ -98,6 +102,8 @@ def import_job(request, job: int):
     found = get_object_or_404(ImportJob.objects.select_related("campaign"), pk=job,
                               user=request.user)
     progress = jobs.progress(found)
+    if progress["interrupted"] and found.campaign_id is not None:
+        jobs.sweep_soon()  # its process died: what it wrote is deleted
     percent = round(100 * progress["done"] / progress["total"]) if progress["total"] else 0
     context = {"job": found, "progress": progress, "percent": min(percent, 100),
                "running": found.status == ImportJob.Status.RUNNING
@@ -110,7 +116,8 @@ def import_job(request, job: int):
 @require_POST
 def placeholder_handover(request, pk: int, placeholder: int):
     """The GM gives a placeholder's seat, characters and history to a member who has
-    joined the campaign with their own account."""
+    joined the campaign with their own account (`archive.handover.receives`): never to
+    the GM, another placeholder or anyone outside the campaign (issue 42)."""
     campaign, _membership = get_campaign(request, pk, gm=True)
     holder = get_object_or_404(Placeholder.objects.select_related("user"), pk=placeholder,
                                campaign=campaign)
@@ -120,10 +127,13 @@ def placeholder_handover(request, pk: int, placeholder: int):
         member = None
     target = (campaign.memberships.filter(pk=member).select_related("user").first()
               if member is not None else None)
-    if target is None or not target.user.is_active or target.is_gm:
+    try:
+        if not handover.receives(holder, target):
+            raise handover.Refused
+        handover.hand_over(holder, target)
+    except handover.Refused:
         messages.error(request, _("Choose a player who has joined the campaign."))
         return redirect(campaign.get_absolute_url() + "#archive")
-    handover.hand_over(holder, target)
     messages.success(request, _("%(name)s's place now belongs to %(user)s.") % {
         "name": holder.name, "user": target.user.username})
     return redirect(campaign.get_absolute_url() + "#archive")

@@ -1,7 +1,8 @@
 """Issue 30: the server is killed (SIGKILL, as a power cut) half-way through an import.
-The data is whole: no part of the campaign was stored, the database passes its integrity
-check, the job's page says the import was interrupted once the server is back, and the
-same archive then imports whole."""
+The data is whole: the part of the campaign it had written (in short transactions, issue
+42) is hidden, nobody who can log in is its member, the database passes its integrity
+check, the job's page says the import was interrupted once the server is back, what was
+written is then deleted, and the same archive then imports whole."""
 
 import http.client
 import io
@@ -113,7 +114,12 @@ def test_a_server_killed_during_an_import_leaves_nothing_and_the_next_import_is_
         server.process.wait(timeout=10)
     finally:
         server.stop()
-    assert (Campaign.objects.count(), RollEvent.objects.count()) == before
+    # What it wrote is there, hidden: no member who can log in, no usable join code.
+    left = Campaign.objects.exclude(pk=campaign.pk)
+    assert left.exists()  # it had written rows when it was killed
+    for made in left:
+        assert not made.memberships.filter(user__is_active=True).exists()
+        assert made.join_code != made.join_code.upper()
     if connection.vendor == "sqlite":
         with connection.cursor() as cursor:
             cursor.execute("PRAGMA integrity_check")
@@ -121,14 +127,20 @@ def test_a_server_killed_during_an_import_leaves_nothing_and_the_next_import_is_
 
     server = start_site_server(tmp_path, collectstatic=False)
     try:
-        # At once with the in-process cache (it died with the process); through Redis,
-        # once the job has been silent for STALLED seconds.
+        # Once the job has been silent for STALLED seconds (its row says when it last
+        # reported).
         deadline = time.monotonic() + jobs.STALLED + 10
         while job_state(server.url, session, job)[0] != "running-interrupted":
             assert time.monotonic() < deadline
             time.sleep(0.5)
         page = request(server.url, "GET", job, session).text
         assert "nothing was imported" in page.lower() or "inget importerades" in page.lower()
+        # The page saw it interrupted: what it wrote is deleted on the import thread.
+        deadline = time.monotonic() + 60
+        while (Campaign.objects.count(), RollEvent.objects.count()) != before:
+            assert time.monotonic() < deadline, "the hidden campaign was not deleted"
+            time.sleep(0.2)
+        assert ImportJob.objects.get(pk=int(job.rstrip("/").split("/")[-1])).campaign is None
         again = upload(server.url, session, data)
         deadline = time.monotonic() + 120
         while (state := job_state(server.url, session, again))[0] == "running":

@@ -3,8 +3,9 @@ exactly as it did: the state API of every encounter (as the GM and as each playe
 table's history (both views), every sheet and UP ledger, the journal; ids aside.
 
 "A fresh server": after the export the campaign and its players' accounts are deleted,
-and the GM's account is made anew, so the import finds nobody it knew (its members come
-back as placeholders with their own names)."""
+and the GM's account is made anew. Its members come back as placeholders (they would on
+any server: an import attaches no account, issue 42), read here by their archive names:
+a placeholder's username is that name with a random suffix."""
 
 import io
 import re
@@ -138,6 +139,18 @@ def played(client, gm, alice, bob, django_capture_on_commit_callbacks):
                 client.force_login(bob)
                 client.post(reverse("campaigns:bring_request", args=[campaign.pk]),
                             {"character": extra.pk})
+                # Bob's Cecilia rolls here, then leaves: the history names her, the
+                # archive holds her name only (issue 42).
+                cecilia = Character.objects.create(owner=bob, campaign=campaign,
+                                                   name="Cecilia",
+                                                   attributes=kinds.ALBERT_ATTRIBUTES)
+                campaign.refresh_from_db()
+                RollEvent.objects.create(
+                    campaign=campaign, seq=campaign.event_seq + 1, actor=bob,
+                    character=cecilia, kind="hand", hand="2B", dice=[3, 5],
+                    counted=[3, 5], result=8)
+                Character.objects.filter(pk=cecilia.pk).update(
+                    campaign=None, notes="Cecilias egen anteckning")
                 chronicle = services.chronicle_for(campaign)
                 gm_seat = campaign.memberships.get(user=gm)
                 chronicle = services.chronicle_sync(chronicle, gm_seat)
@@ -172,6 +185,8 @@ def normalised(value, names: dict):
                 out[key] = normalised(item, names)
         return out
     if isinstance(value, str):
+        if value in names.get("user", {}):
+            return names["user"][value]
         value = re.sub(r"\bch(\d+)\b", lambda m: "ch:" + names["character"].get(
             int(m[1]), m[1]), value)
         value = re.sub(r"\be(\d+)(v\d+\.\d+)", lambda m: "e:" + names["encounter"].get(
@@ -190,7 +205,14 @@ def names_of(campaign: Campaign) -> dict:
         "encounter": {e.pk: e.name + "/" + e.kind for e in campaign.encounters.all()},
         "picture": set(MapPicture.objects.filter(encounter__campaign=campaign)
                        .values_list("pk", flat=True)),
+        "user": placeholder_names(campaign),
     }
+
+
+def placeholder_names(campaign: Campaign) -> dict[str, str]:
+    """A placeholder's username ("alice.3f9a0c1b2d4e") by the name the archive gave it."""
+    return {p.user.username: p.name
+            for p in Placeholder.objects.filter(campaign=campaign).select_related("user")}
 
 
 def character_pks(campaign: Campaign) -> set[int]:
@@ -205,11 +227,15 @@ def everything(campaign: Campaign) -> dict:
     """What the campaign's pages and API show, as comparable data."""
     campaign.refresh_from_db()
     names = names_of(campaign)
+
+    def who(user) -> str | None:  # a user by username, a placeholder by its archive name
+        return None if user is None else names["user"].get(user.username, user.username)
+
     seen = {"campaign": {
         "name": campaign.name, "rule_system": campaign.rule_system,
         "house_rules": campaign.house_rules, "gm_notes": campaign.gm_notes,
         "event_seq": campaign.event_seq, "starting_dp": campaign.starting_dp,
-        "members": [(m.user.username, m.role, m.seat)
+        "members": [(who(m.user), m.role, m.seat)
                     for m in campaign.memberships.select_related("user").order_by("seat")],
     }}
     seen["history_gm"] = normalised(events_after(campaign.pk, 0, is_gm=True, limit=10_000),
@@ -220,25 +246,28 @@ def everything(campaign: Campaign) -> dict:
     for encounter in campaign.encounters.order_by("kind", "name"):
         views = {}
         for membership in campaign.memberships.select_related("user"):
-            views[membership.user.username] = normalised(state_data(encounter, membership),
+            views[who(membership.user)] = normalised(state_data(encounter, membership),
                                                          names)
         records = [normalised({"version": r.version, "seq": r.seq, "command": r.command,
-                               "actor": r.actor.username if r.actor else None,
+                               "actor": who(r.actor),
                                "actor_name": r.actor_name, "events": r.events,
                                "lines": r.lines, "public": r.public_lines,
                                "created_at": r.created_at.isoformat()}, names)
                    for r in encounter.records.select_related("actor").order_by("version")]
         fights[encounter.name + "/" + encounter.kind] = {
             "views": views, "records": records, "ended": encounter.ended,
-            "controllers": {cid: get_user_model().objects.get(pk=uid).username
+            "controllers": {cid: who(get_user_model().objects.get(pk=uid))
                             for cid, uid in encounter.controllers.items()},
             "pictures": [bytes(p.content) for p in encounter.pictures.order_by("pk")],
         }
     seen["fights"] = fights
     sheets = {}
     for character in Character.objects.filter(pk__in=character_pks(campaign)):
+        if character.campaign_id != campaign.pk:  # only its name is the campaign's
+            sheets[character.name] = {"in_campaign": False}
+            continue
         sheets[character.name] = {
-            "owner": character.owner.username, "in_campaign": character.campaign_id
+            "owner": who(character.owner), "in_campaign": character.campaign_id
             == campaign.pk, "levels": character.levels(), "saved": character.saved_dp(),
             "notes": character.notes, "gm_notes": character.gm_notes,
             "created_at": character.created_at.isoformat(),
@@ -246,13 +275,13 @@ def everything(campaign: Campaign) -> dict:
                       for i in character.items.order_by("pk")],
             "ledger": [(e.kind, e.amount, e.key, e.reason, e.dp_before, e.dp_after,
                         e.undoes.kind if e.undoes else None,
-                        e.created_by.username if e.created_by else None,
+                        who(e.created_by),
                         e.created_at.isoformat())
                        for e in character.ledger.select_related("undoes", "created_by")
                        .order_by("pk")],
         }
     seen["sheets"] = sheets
-    seen["journal"] = [(e.title, e.body, e.pinned, e.author.username, e.created_at.isoformat())
+    seen["journal"] = [(e.title, e.body, e.pinned, who(e.author), e.created_at.isoformat())
                        for e in campaign.journal.select_related("author").order_by("pk")]
     seen["catalogue"] = sorted((i.kind, i.key, str(i.data))
                                for i in campaign.catalogue_items.all())
@@ -297,6 +326,8 @@ def test_a_campaign_comes_back_exactly_on_a_fresh_server(played, gm, alice, bob,
                for name, f in before["aoristos"]["fights"].items())
     assert before["aoristos"]["fights"]["Gränden/combat"]["pictures"] == [PNG]
     assert any(e.get("secret") for e in before["aoristos"]["history_gm"])
+    assert any(e.get("character") == "Cecilia" for e in before["aoristos"]["history_gm"])
+    assert before["aoristos"]["sheets"]["Cecilia"] == {"in_campaign": False}
 
     # The fresh server: nobody it knew, and the GM's account made anew.
     for campaign in played.values():

@@ -191,12 +191,13 @@ def import_as_placeholders(campaign, gm):
     path = Path(tempfile.mkdtemp()) / "demo.zip"
     path.write_bytes(data)
     with fmt.Archive(path) as archive:
-        importer = Importer(archive, gm, match_usernames=False)
+        importer = Importer(archive, gm)
         made = importer.run()
     return ImportJob.objects.create(
         user=gm, filename="demokampanjen.aoristos.zip", size=len(data), status="done",
         campaign=made, summary={"rows": importer.done,
-                                "placeholders": len(importer.placeholders)})
+                                "placeholders": len(importer.placeholders),
+                                "waiting": sorted(p.name for p in importer.placeholders)})
 
 
 def pages(demo):
