@@ -288,3 +288,18 @@ LOGGING = {
     "loggers": {"django.request": {"filters": ["no_outage_answers"]}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
 }
+
+# Simulated fights (issue 29; combat/simulations.py, docs/operations.md#limits). Runs one
+# account and one campaign may have queued or playing in a server process (which holds at
+# most 8); how long an API request with "wait": true may wait for its run, and how many
+# may wait at once (0: a quarter of PAGE_THREADS, at least 1).
+SIMULATION_RUNS_PER_USER = envint("SIMULATION_RUNS_PER_USER", 2)
+SIMULATION_RUNS_PER_CAMPAIGN = envint("SIMULATION_RUNS_PER_CAMPAIGN", 2)
+SIMULATION_WAIT_SECONDS = envint("SIMULATION_WAIT_SECONDS", 10)
+SIMULATION_WAITERS = envint("SIMULATION_WAITERS", 0)
+
+# Campaign imports (archive/, docs/archive.md#limits): the most rows and unpacked bytes one
+# archive may hold. A decade of weekly play with a fight every evening is some 160,000 rows
+# (50,000 rolls, 100,000 fight records) and 150 MB, plus its map pictures (5 MB at most).
+IMPORT_MAX_ROWS = envint("IMPORT_MAX_ROWS", 500_000)
+IMPORT_MAX_BYTES = envint("IMPORT_MAX_BYTES", 1024 * 1024 * 1024)

@@ -14,18 +14,21 @@ carries the CSRF token in X-CSRFToken as the pages do).
 - GET  /api/v1/encounters/<id>/simulation (GM only): the latest simulated run (issue 29)
   with its progress and, once counted, its report (each side's chance, each combatant's
   fates, the rounds, the p. 4 award); POST {"fights", "flees", "wait"} starts one (202;
-  200 when "wait" is true and it is done); POST .../simulation/cancel cancels it.
+  with "wait" true, 200 once it has ended within a few seconds, else 202 with its
+  progress and a "note"); 429 {"error", "limit"} past a share of the queue; POST
+  .../simulation/cancel cancels it.
 - GET  /api/v1/encounters/<id>/story: the fight's story in numbers, per combatant (for
   everyone once the fight is over; the GM's at any time, a player's 403 before).
 """
 
 import json
 
+from django.conf import settings
 from django.http import Http404, JsonResponse
 from django.views.decorators.http import require_GET, require_POST
 
 from combat import fight_story, services, simulations
-from combat.models import Encounter
+from combat.models import Encounter, Simulation
 from combat.views import LogIn, command_from_post, encounter_for, previews_for
 from rules.errors import RulesError
 
@@ -146,12 +149,16 @@ def read_body(request) -> tuple[dict | None, JsonResponse | None]:
 
 
 def simulation_data(encounter, run) -> dict:
-    """A run as the API shows it: its job and, once counted, its report."""
+    """A run as the API shows it: its job and, once counted, its report. A run cancelled
+    by a later start of its encounter is "replaced", with the id of the run that did."""
     if run is None:
         return {"simulation": None}
+    status = "interrupted" if simulations.stalled(run) else run.status
+    replaced_by = simulations.replaced_by(run)
     return {"simulation": {
         "id": run.pk,
-        "status": "interrupted" if simulations.stalled(run) else run.status,
+        "status": "replaced" if replaced_by else status,
+        **({"replaced_by": replaced_by} if replaced_by else {}),
         "version": run.version,
         "stale": run.version != encounter.version,
         "fights": run.fights,
@@ -178,9 +185,37 @@ def gm_fight(request, pk: int):
     return encounter, None
 
 
+BUSY = {
+    "process": "the server is busy simulating other fights ({allowed} runs queued or "
+               "running): try again soon",
+    "user": "simulations queued or running on this server for your account: {allowed}, "
+            "at most {allowed} per account; wait for one to end, or cancel one",
+    "campaign": "simulations queued or running on this server for this campaign: "
+                "{allowed}, at most {allowed} per campaign; wait for one to end, or cancel "
+                "one",
+}
+WAIT_NOTES = {
+    "running": "still running after {seconds} s: poll GET for its progress",
+    "busy": "too many requests are waiting for simulations on this server: poll GET for "
+            "its progress",
+}
+
+
+def busy(refused: simulations.Busy) -> JsonResponse:
+    """429 naming the limit of the queue that refused the run."""
+    return error(BUSY[refused.limit].format(allowed=refused.allowed), 429, limit=refused.limit)
+
+
 def simulation(request, pk: int):
     """GET: the encounter's latest simulation (GM only). POST {"fights": 1000, "flees":
-    [ids], "wait": false}: start one (202; with "wait": true, 200 once it is done)."""
+    [ids], "wait": false}: start one (202).
+
+    With "wait": true the request waits for the run in its page thread, at most
+    SIMULATION_WAIT_SECONDS and only while fewer than a quarter of the page threads wait
+    (`simulations.wait_for_answer`): 200 once the run has ended, whatever ended it (done,
+    cancelled, replaced by another start, failed); 202 with its progress and a "note"
+    when it still goes on, or when no wait was free. Never an error for the run's fate:
+    its status says it."""
     encounter, failed = gm_fight(request, pk)
     if failed:
         return failed
@@ -207,12 +242,18 @@ def simulation(request, pk: int):
         return error("the fight has ended: there is nothing left to simulate", 400)
     try:
         run = simulations.start(encounter, request.user, fights=fights, flees=flees)
-    except simulations.Busy:
-        return error("the server is busy simulating other fights: try again soon", 429)
-    if body.get("wait"):
-        simulations.wait(run, timeout=120)
-        run.refresh_from_db()
-    return JsonResponse(simulation_data(encounter, run), status=200 if body.get("wait") else 202)
+    except simulations.Busy as refused:
+        return busy(refused)
+    if not body.get("wait"):
+        return JsonResponse(simulation_data(encounter, run), status=202)
+    waited = simulations.wait_for_answer(run)
+    run.refresh_from_db()
+    data = simulation_data(encounter, run)
+    if waited == "ended" or run.status != Simulation.Status.RUNNING:
+        return JsonResponse(data)
+    seconds = getattr(settings, "SIMULATION_WAIT_SECONDS", simulations.WAIT_SECONDS)
+    return JsonResponse({**data, "note": WAIT_NOTES[waited].format(seconds=seconds)},
+                        status=202)
 
 
 @require_POST

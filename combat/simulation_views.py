@@ -131,6 +131,18 @@ def fight_for(request, pk: int, *, gm: bool = False):
     return encounter, membership
 
 
+def busy_text(refused: simulations.Busy) -> str:
+    """Why the queue refused a run: the server's, or the share of the GM or campaign."""
+    if refused.limit == "user":
+        return _("Your account has as many simulations queued or running as one account "
+                 "may (%(allowed)s): wait for one to end, or cancel one.") % {
+                     "allowed": refused.allowed}
+    if refused.limit == "campaign":
+        return _("This campaign has as many simulations queued or running as one campaign "
+                 "may (%(allowed)s): wait for one to end.") % {"allowed": refused.allowed}
+    return _("The server is busy simulating other fights: try again soon.")
+
+
 @member_view
 def simulate(request, pk: int):
     encounter, membership = fight_for(request, pk, gm=request.method == "POST")
@@ -150,9 +162,8 @@ def simulate(request, pk: int):
         run = simulations.start(
             encounter, request.user, fights=fights, flees=request.POST.getlist("flees")
         )
-    except simulations.Busy:
-        return section(request, encounter, membership, status=429,
-                       error=_("The server is busy simulating other fights: try again soon."))
+    except simulations.Busy as refused:
+        return section(request, encounter, membership, status=429, error=busy_text(refused))
     return answer(request, encounter, membership, run=run)
 
 

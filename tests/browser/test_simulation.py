@@ -6,7 +6,8 @@ fight's story in numbers.
 
 The fight is test_combat's: Albert (Skjutvapen 4, SIN 5: he acts first) fires a pistol
 at a guard 5 m away, and the GM defends with Undvika alone, a sure hit (see that test's
-docstring for the arithmetic). The simulation runs in the server process's own thread.
+docstring for the arithmetic). The fights are played by the server's simulation process
+(combat.simulations.Player).
 """
 
 import re

@@ -16,7 +16,8 @@ def post(client, encounter, body, name="combat:api_simulation"):
                        content_type="application/json")
 
 
-def test_the_gm_runs_a_simulation_and_reads_its_report(client, fight, gm):
+def test_the_gm_runs_a_simulation_and_reads_its_report(client, fight, gm, settings):
+    settings.SIMULATION_WAIT_SECONDS = 60  # the report is tested here, not the wait's bound
     client.force_login(gm)
     url = reverse("combat:api_simulation", args=[fight.pk])
     assert client.get(url).json() == {"simulation": None}

@@ -1,0 +1,333 @@
+"""The simulation's limits (issue 29, issue 42: on a hosted server every account may be an
+attacker of every other table): a request that waits for its run holds its page thread a
+bounded time and answers a clear status whatever became of the run; one account and one
+campaign get a share of the process's queue; waiting runs are played by turns of their
+users. The runs are real: the simulation thread plays them against the test database.
+The simulation thread is held (`held`) where a test needs its runs to stay queued."""
+
+import json
+import os
+import signal
+import threading
+import time
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from django.db import connection
+from django.test import Client
+from django.urls import reverse
+from django.utils import timezone
+
+from campaigns.models import Membership
+from campaigns.services import campaign_create
+from combat import services, simulations
+from combat.models import Encounter, Simulation
+from tests.servers import child_pids
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+GUARDS = [
+    {"type": "add_combatant", "name": name, "side": side, "x": x, "alertness": 2,
+     "agility": 2, "physique": 3, "skills": {"evasion": 1}, "weapons": ["knife"],
+     "right": "knife"}
+    for name, side, x in (("Vakten", "a", 0.0), ("Tjuven", "b", 5.0))
+]  # fmt: skip
+
+
+def npc_fight(campaign, name="Bakgården") -> Encounter:
+    """Two NPCs of the campaign's GM, set up but not started."""
+    encounter = Encounter.objects.create(campaign=campaign, name=name, system="aoristos")
+    membership = Membership.objects.select_related("campaign", "user").get(
+        campaign=campaign, user=campaign.gm)
+    for command in GUARDS:
+        encounter, _record, _after = services.command_run(
+            encounter=encounter, membership=membership, data=command,
+            version=encounter.version)
+    return encounter
+
+
+def gm_client(user) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def post(client, encounter, body):
+    return client.post(reverse("combat:api_simulation", args=[encounter.pk]), json.dumps(body),
+                       content_type="application/json")
+
+
+def in_thread(call, *args):
+    """Run `call(*args)` in a thread of its own, as another page thread would: join() it
+    for its answer (or the exception it raised)."""
+    outcome = {}
+
+    def run():
+        try:
+            outcome["answer"] = call(*args)
+        except BaseException as error:  # noqa: BLE001 (the test reports it)
+            outcome["error"] = error
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+
+    def join(timeout=30):
+        thread.join(timeout)
+        assert not thread.is_alive(), "the request did not answer"
+        if "error" in outcome:
+            raise AssertionError(f"the request raised {outcome['error']!r}")
+        return outcome["answer"]
+
+    return join
+
+
+def until(condition, seconds=10):
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "never happened"
+        time.sleep(0.01)
+
+
+@pytest.fixture
+def held():
+    """The simulation thread is taken until the test calls release() (or ends): runs
+    started meanwhile stay queued."""
+    hold = threading.Event()
+    busy = simulations.executor().submit(hold.wait)
+
+    def release():
+        hold.set()
+        busy.result(5)
+
+    yield release
+    hold.set()
+
+
+@pytest.fixture
+def other_gm(make_user):
+    """Another account, GM of a campaign of its own with a fight."""
+    user = make_user("ingrid")
+    return user, npc_fight(campaign_create(gm=user, name="Ingrids bord"))
+
+
+def test_a_waiter_whose_run_is_replaced_gets_a_clear_status_not_500(gm, campaign, held):
+    """Two starts on one encounter: the first run, still queued, is replaced by the
+    second, and its waiting request says so (it was a CancelledError and a 500)."""
+    fight = npc_fight(campaign)
+    waiting = in_thread(post, gm_client(gm), fight, {"fights": 5000, "wait": True})
+    until(lambda: Simulation.objects.exists() and Simulation.objects.get().pk
+          in simulations._jobs)
+    first = Simulation.objects.get()
+    second = post(gm_client(gm), fight, {"fights": 200})
+    assert second.status_code == 202
+    answer = waiting()
+    assert answer.status_code == 200, answer.content[:2000]
+    run = answer.json()["simulation"]
+    assert (run["id"], run["status"]) == (first.pk, "replaced")
+    assert run["replaced_by"] == second.json()["simulation"]["id"]
+    held()
+
+
+def test_a_wait_is_bounded_and_answers_202_with_the_runs_progress(
+        gm, campaign, held, settings):
+    """A run that cannot end within SIMULATION_WAIT_SECONDS (here it stays queued) is
+    answered 202 with its status and progress at the bound, not held for minutes."""
+    settings.SIMULATION_WAIT_SECONDS = 1
+    fight = npc_fight(campaign)
+    release_late = threading.Timer(8, held)  # the code before this fix waited for it
+    release_late.start()
+    try:
+        started = time.monotonic()
+        answer = post(gm_client(gm), fight, {"fights": 5000, "wait": True})
+        took = time.monotonic() - started
+    finally:
+        release_late.cancel()
+    assert answer.status_code == 202, answer.content[:2000]
+    body = answer.json()
+    assert (body["simulation"]["status"], body["simulation"]["done"]) == ("running", 0)
+    assert "still running" in body["note"]
+    assert 0.9 < took < 4, took
+    held()
+
+
+def test_a_wait_without_a_free_waiting_slot_answers_at_once(
+        gm, campaign, other_gm, held, settings):
+    """At most SIMULATION_WAITERS requests of a process wait: one more is answered 202 at
+    once (its run still starts), so waiters never take the page threads."""
+    settings.SIMULATION_WAITERS = 1
+    settings.SIMULATION_WAIT_SECONDS = 30
+    fight = npc_fight(campaign)
+    waiting = in_thread(post, gm_client(gm), fight, {"fights": 200, "wait": True})
+    until(lambda: simulations._waiting == 1)
+    user, theirs = other_gm
+    started = time.monotonic()
+    answer = post(gm_client(user), theirs, {"fights": 200, "wait": True})
+    assert time.monotonic() - started < 2
+    assert answer.status_code == 202
+    assert answer.json()["simulation"]["status"] == "running"
+    assert "waiting" in answer.json()["note"]
+    held()
+    assert waiting().json()["simulation"]["status"] == "done"
+
+
+def test_a_waiter_of_a_cancelled_run_gets_cancelled(gm, campaign, held):
+    fight = npc_fight(campaign)
+    waiting = in_thread(post, gm_client(gm), fight, {"fights": 5000, "wait": True})
+    until(lambda: Simulation.objects.exists() and Simulation.objects.get().pk
+          in simulations._jobs)
+    cancelled = gm_client(gm).post(reverse("combat:api_simulation_cancel", args=[fight.pk]))
+    assert cancelled.json()["simulation"]["status"] == "cancelled"
+    answer = waiting()
+    assert answer.status_code == 200
+    assert answer.json()["simulation"]["status"] == "cancelled"
+    held()
+
+
+def test_a_waiter_of_a_failed_run_gets_failed(gm, campaign, held):
+    """The rules fail in the simulation process (here: no such engine): the run is failed,
+    its waiter says so, and the process plays the next run."""
+    fight = npc_fight(campaign)
+    waiting = in_thread(post, gm_client(gm), fight, {"fights": 200, "wait": True})
+    until(lambda: Simulation.objects.exists() and Simulation.objects.get().pk
+          in simulations._jobs)
+    simulations._jobs[Simulation.objects.get().pk].engine_key = ("nosuch", "combat")
+    held()
+    answer = waiting()
+    assert answer.status_code == 200
+    assert answer.json()["simulation"]["status"] == "failed"
+    assert "RulesError" in Simulation.objects.get().error
+    again = post(gm_client(gm), fight, {"fights": 200, "wait": True})
+    assert again.json()["simulation"]["status"] == "done"
+
+
+def simulation_processes() -> list[int]:
+    """The simulation processes (`simulations.Player`) of this test process."""
+    return [pid for pid in child_pids(os.getpid())
+            if b"player_main" in Path(f"/proc/{pid}/cmdline").read_bytes()]
+
+
+def test_a_simulation_process_that_dies_fails_its_run_and_the_next_run_gets_another(
+        gm, campaign, monkeypatch):
+    monkeypatch.setattr(simulations, "PROGRESS_SECONDS", 0)
+    fight = npc_fight(campaign)
+    client = gm_client(gm)
+    waiting = in_thread(post, client, fight, {"fights": 5000, "wait": True})
+    until(lambda: Simulation.objects.filter(done__gt=0).exists(), seconds=30)
+    (pid,) = simulation_processes()
+    os.kill(pid, signal.SIGKILL)
+    answer = waiting()
+    assert answer.status_code == 200
+    assert answer.json()["simulation"]["status"] == "failed"
+    assert "the simulation process stopped" in Simulation.objects.get().error
+    again = post(client, fight, {"fights": 200, "wait": True})
+    assert again.json()["simulation"]["status"] == "done"
+    assert simulation_processes() != [pid]
+
+
+def test_one_account_gets_its_share_and_another_gm_is_still_served(
+        gm, other_gm, held, settings):
+    """One account with many campaigns of its own: past SIMULATION_RUNS_PER_USER runs
+    queued or playing its starts are 429 naming the limit, and another GM's run is
+    accepted (with one shared queue of 8 the first account took all of it)."""
+    settings.SIMULATION_RUNS_PER_USER = 2
+    fights = [npc_fight(campaign_create(gm=gm, name=f"Bord {n}")) for n in range(4)]
+    client = gm_client(gm)
+    assert [post(client, f, {"fights": 5000}).status_code for f in fights[:2]] == [202, 202]
+    for refused in fights[2:]:
+        answer = post(client, refused, {"fights": 5000})
+        assert answer.status_code == 429
+        assert answer.json()["limit"] == "user"
+        assert "at most 2 per account" in answer.json()["error"]
+    user, theirs = other_gm
+    assert post(gm_client(user), theirs, {"fights": 5000}).status_code == 202
+    # A run replaced on one of its encounters takes no second share.
+    assert post(client, fights[0], {"fights": 200}).status_code == 202
+    # A cancelled run frees its share at once.
+    client.post(reverse("combat:api_simulation_cancel", args=[fights[1].pk]))
+    assert post(client, fights[2], {"fights": 200}).status_code == 202
+    assert Simulation.objects.filter(encounter=fights[3]).count() == 0
+    held()
+
+
+def test_one_campaign_gets_its_share(gm, campaign, held, settings):
+    settings.SIMULATION_RUNS_PER_USER = 5
+    settings.SIMULATION_RUNS_PER_CAMPAIGN = 2
+    fights = [npc_fight(campaign, f"Strid {n}") for n in range(3)]
+    client = gm_client(gm)
+    assert [post(client, f, {"fights": 200}).status_code for f in fights[:2]] == [202, 202]
+    answer = post(client, fights[2], {"fights": 200})
+    assert answer.status_code == 429
+    assert answer.json()["limit"] == "campaign"
+    assert "at most 2 per campaign" in answer.json()["error"]
+    held()
+
+
+def test_the_process_cap_still_holds(gm, held, settings, monkeypatch, make_user):
+    monkeypatch.setattr(simulations, "MAX_QUEUED", 3)
+    users = [make_user(f"gm{n}") for n in range(4)]
+    fights = [npc_fight(campaign_create(gm=user, name=f"Bord {n}"))
+              for n, user in enumerate(users)]
+    answers = [post(gm_client(user), fight, {"fights": 200})
+               for user, fight in zip(users, fights, strict=True)]
+    assert [a.status_code for a in answers] == [202, 202, 202, 429]
+    assert answers[3].json()["limit"] == "process"
+    held()
+
+
+def test_the_page_names_the_share_it_refuses(gm, held, settings):
+    settings.SIMULATION_RUNS_PER_USER = 1
+    fights = [npc_fight(campaign_create(gm=gm, name=f"Bord {n}")) for n in range(2)]
+    client = gm_client(gm)
+    client.cookies["django_language"] = "en"
+    for fight in fights:
+        answer = client.post(reverse("combat:simulate", args=[fight.pk]), {"fights": "200"},
+                             headers={"HX-Request": "true"})
+    assert answer.status_code == 429
+    assert "as many simulations queued or running as one account may (1)" in (
+        answer.content.decode())
+    held()
+
+
+def test_waiting_runs_are_played_by_turns_of_their_users(gm, other_gm, held, monkeypatch):
+    """One account's two queued runs do not both go before another GM's run queued after
+    them: the queue is taken by turns of its users (it was first come, first served)."""
+    played = []
+    play = simulations.Job.play
+
+    def recorded(job):
+        played.append(job.pk)
+        play(job)
+
+    monkeypatch.setattr(simulations.Job, "play", recorded)
+    mine = [npc_fight(campaign_create(gm=gm, name=f"Bord {n}")) for n in range(2)]
+    client = gm_client(gm)
+    first, second = (post(client, f, {"fights": 200}).json()["simulation"]["id"] for f in mine)
+    user, theirs = other_gm
+    other = post(gm_client(user), theirs, {"fights": 200}).json()["simulation"]["id"]
+    held()
+    for pk in (first, second, other):
+        simulations.wait(Simulation(pk=pk), timeout=30)
+    assert played == [first, other, second]
+
+
+def test_runs_queued_behind_a_slow_run_are_not_taken_for_interrupted(
+        gm, other_gm, monkeypatch):
+    """A run that waits in the queue longer than STALLED (behind a long run, on a busy
+    machine) is still running, not interrupted: the simulation thread marks the queued
+    rows alive (before, a queued row kept the time it was stored)."""
+    monkeypatch.setattr(simulations, "STALLED", timedelta(seconds=1))
+    monkeypatch.setattr(simulations, "PLAYER_BEAT_SECONDS", 0.2, raising=False)
+    client = gm_client(gm)
+    long = npc_fight(campaign_create(gm=gm, name="Bord 1"))
+    assert post(client, long, {"fights": 5000}).status_code == 202
+    user, theirs = other_gm
+    other = gm_client(user)
+    queued = post(other, theirs, {"fights": 200}).json()["simulation"]["id"]
+    url = reverse("combat:api_simulation", args=[theirs.pk])
+    until(lambda: Simulation.objects.get(pk=queued).created_at
+          < timezone.now() - timedelta(seconds=2), seconds=5)
+    run = other.get(url).json()["simulation"]
+    assert (run["id"], run["status"], run["done"]) == (queued, "running", 0)
