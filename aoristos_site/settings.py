@@ -297,6 +297,8 @@ SIMULATION_RUNS_PER_USER = envint("SIMULATION_RUNS_PER_USER", 2)
 SIMULATION_RUNS_PER_CAMPAIGN = envint("SIMULATION_RUNS_PER_CAMPAIGN", 2)
 SIMULATION_WAIT_SECONDS = envint("SIMULATION_WAIT_SECONDS", 10)
 SIMULATION_WAITERS = envint("SIMULATION_WAITERS", 0)
+# The simulation process's CPU priority (nice, 0-19): below the pages, never starved.
+SIMULATION_NICE = max(0, min(19, envint("SIMULATION_NICE", 10)))
 
 # Campaign imports (archive/, docs/archive.md#limits): the most rows and unpacked bytes one
 # archive may hold. A decade of weekly play with a fight every evening is some 160,000 rows

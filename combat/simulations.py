@@ -68,11 +68,15 @@ RUNS_PER_USER = 2  # defaults of SIMULATION_RUNS_PER_USER and _PER_CAMPAIGN
 RUNS_PER_CAMPAIGN = 2
 WAIT_SECONDS = 10  # default of SIMULATION_WAIT_SECONDS
 PROGRESS_SECONDS = 0.25
-PLAYER_NICE = 19  # where Linux's SCHED_IDLE is missing: the lowest Unix priority
+# The simulation process's CPU priority (`SIMULATION_NICE`, default 10): below the pages,
+# never starved. Linux's SCHED_IDLE (and nice 19) starved it outright on a machine whose
+# cores were busy (two CPU-bound processes beside the server): a run never got its turn.
+PLAYER_NICE = 10
 PLAYER_POLL_SECONDS = 0.05  # how often the simulation thread looks for a cancel
 PLAYER_BEAT_SECONDS = 5  # a run without progress this long says it is alive (`stalled`)
-PLAYER_CODE = (  # the simulation process: Django set up, then `player_main`
-    "import signal, sys; signal.signal(signal.SIGINT, signal.SIG_IGN); "
+PLAYER_CODE = (  # the simulation process: its priority, Django set up, then `player_main`
+    "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_IGN); "
+    "os.nice(int(sys.argv[2])) if hasattr(os, 'nice') and int(sys.argv[2]) > 0 else None; "
     "import django; django.setup(); "
     "from combat.simulations import player_main; player_main(int(sys.argv[1]))"
 )
@@ -353,6 +357,12 @@ def drain(timeout: float = 10) -> None:
         job.ended.set()
     for job in jobs:
         job.ended.wait(timeout)
+    # The thread's calls still waiting (each takes the next queued run, whichever it is)
+    # run now and find nothing: left waiting, one took the next test's run on a busy
+    # machine, and played it ahead of what that test had queued.
+    if _executor is not None:
+        with contextlib.suppress(Exception):
+            _executor.submit(lambda: None).result(timeout)
 
 
 def cancel(run: Simulation) -> bool:
@@ -386,11 +396,11 @@ class Player:
     (tests/combat/test_simulation_stall.py); played here, the median stays at 4-5 ms
     and the p99 within 2 x the idle one (17-70 ms beside 10-69 ms idle).
 
-    The process holds no lock the pages need, and runs only on CPU time nobody else
-    wants (Linux's SCHED_IDLE; elsewhere nice `PLAYER_NICE`): on a laptop at full speed
-    on its spare core, on a busy machine after the pages. At nice 10 the loaded p99 had
-    reached 100-170 ms on that machine now and then; the price is that a run on a
-    machine whose CPUs are always busy goes slowly. A run slowed that much, and the runs
+    The process holds no lock the pages need, and runs at a lower CPU priority
+    (`SIMULATION_NICE`, default nice 10): on a laptop at full speed on its spare core, on
+    a busy machine mostly after the pages (a nice-10 process gets about a tenth of a core
+    beside a busy one). SCHED_IDLE was tried first: it kept the rolls' p99 lowest, but on
+    a machine whose cores were both busy the run never played at all. A slow run, and the runs
     queued behind it, still say every `PLAYER_BEAT_SECONDS` that they are alive, so they
     are not taken for interrupted (`stalled`). It reads no database and needs only the
     rules (`rules.simulation`): the simulation thread sends it a state and the call's
@@ -404,7 +414,8 @@ class Player:
         ours, theirs = multiprocessing.Pipe()
         self.connection = ours
         self.process = subprocess.Popen(
-            [sys.executable, "-c", PLAYER_CODE, str(theirs.fileno())],
+            [sys.executable, "-c", PLAYER_CODE, str(theirs.fileno()),
+             str(getattr(settings, "SIMULATION_NICE", PLAYER_NICE))],
             pass_fds=(theirs.fileno(),),
             cwd=settings.BASE_DIR,
             stdin=subprocess.DEVNULL,
@@ -492,11 +503,6 @@ def player_main(fd: int) -> None:
 
     from rules.engine import engine_for
 
-    try:
-        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
-    except (AttributeError, OSError):  # not Linux
-        if hasattr(os, "nice"):
-            os.nice(PLAYER_NICE)
     connection = Connection(fd)
     while True:
         try:

@@ -63,6 +63,11 @@ def _plain_static_files(settings):
         **settings.STORAGES,
         "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
     }
+    # The tests' own process plays its simulations at the pages' priority: they test the
+    # queue, the waits and the results, and on a machine whose cores are busy a nice-10
+    # process takes seconds to start. The servers the tests start keep the default (the
+    # stall test measures it: tests/combat/test_simulation_stall.py).
+    settings.SIMULATION_NICE = 0
 
 
 @pytest.fixture(autouse=True)

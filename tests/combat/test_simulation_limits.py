@@ -23,17 +23,10 @@ from campaigns.models import Membership
 from campaigns.services import campaign_create
 from combat import services, simulations
 from combat.models import Encounter, Simulation
+from tests.core.test_two_processes import GUARDS  # two NPCs, sides a and b
 from tests.servers import child_pids
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-GUARDS = [
-    {"type": "add_combatant", "name": name, "side": side, "x": x, "alertness": 2,
-     "agility": 2, "physique": 3, "skills": {"evasion": 1}, "weapons": ["knife"],
-     "right": "knife"}
-    for name, side, x in (("Vakten", "a", 0.0), ("Tjuven", "b", 5.0))
-]  # fmt: skip
-
 
 def npc_fight(campaign, name="Bakgården") -> Encounter:
     """Two NPCs of the campaign's GM, set up but not started."""
@@ -100,7 +93,9 @@ def held():
 
     def release():
         hold.set()
-        busy.result(5)
+        # The thread takes the hold once the last test's run has stopped: on a machine
+        # whose cores are busy that run's fights can take a while to stop.
+        busy.result(60)
 
     yield release
     hold.set()

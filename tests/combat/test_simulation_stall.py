@@ -90,13 +90,14 @@ def test_one_accounts_simulations_do_not_stall_another_tables_rolls(gm, make_use
     run) and starts again as soon as one ends, so it always has its share playing; it
     pauses PAUSE_SECONDS after a 429: a flood of requests at full speed is a load of its
     own whatever they ask for, and no page is rate-limited. On a busy machine the
-    simulation process (SCHED_IDLE) may play few fights while the rolls are measured:
+    simulation process (nice 10) may play few fights while the rolls are measured:
     that is the design; the test checks that the runs go on afterwards."""
     roller = make_user("rolf")
     table = campaign_create(gm=roller, name="Rolfs bord")
     fights = [npc_fight(campaign_create(gm=gm, name=f"Bord {n}")) for n in range(ATTACKERS)]
     attacker, player = session_for(gm), session_for(roller)
-    server = start_site_server(tmp_path, {"PAGE_THREADS": str(PAGE_THREADS)})
+    server = start_site_server(tmp_path, {"PAGE_THREADS": str(PAGE_THREADS),
+                                          "SIMULATION_NICE": "10"})  # the default
     stop = threading.Event()
     answers: list[tuple[int, dict]] = []
 
