@@ -134,6 +134,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "core.context_processors.table_link",
+                "core.context_processors.onward",
             ],
             "builtins": ["django.templatetags.i18n", "django.templatetags.static"],
         },

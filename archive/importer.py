@@ -46,6 +46,7 @@ from django.db import DatabaseError, IntegrityError, transaction
 from django.db.models import DateTimeField
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from archive import format as fmt
 from archive.models import ImportJob, Placeholder
@@ -226,6 +227,17 @@ def discard(campaign_id: int) -> None:
     in_batches(get_user_model().objects.filter(pk__in=list(users)), 50)
     with transaction.atomic():
         Campaign.objects.filter(pk=campaign_id).delete()
+
+
+def imported_name(name: str, gm) -> str:
+    """The imported campaign's name: its own, and where the GM runs a campaign of that
+    name already (the one it was exported from, most often), the day it came in, so the
+    two are told apart (issue 43): "Skuggorna (importerad 2026-12-02)"."""
+    if not Campaign.objects.filter(gm=gm, name=name).exists():
+        return name
+    suffix = " (" + gettext("imported %(day)s") % {"day": timezone.localdate().isoformat()} + ")"
+    limit = Campaign._meta.get_field("name").max_length - len(suffix)
+    return name[:limit] + suffix
 
 
 def hidden_join_code() -> str:
@@ -486,6 +498,7 @@ class Importer:
         except (RulesError, ValueError, TypeError, AttributeError) as error:
             raise ArchiveError(f"{where}: house rules: {str(error)[:200]}") from None
         self.event_seq = campaign.event_seq
+        campaign.name = imported_name(campaign.name, self.user)
         # Hidden until `show`: a code no one can type, a link no URL matches.
         campaign.join_code = hidden_join_code()
         campaign.invite_token = f"importing.{secrets.token_hex(16)}"

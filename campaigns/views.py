@@ -14,6 +14,7 @@ from campaigns.access import get_bring_request, get_campaign, get_own_character
 from campaigns.forms import BringAnswerForm, CampaignForm, JoinCodeForm
 from campaigns.models import BringRequest, Campaign, JournalEntry, Membership
 from combat import running
+from combat.forms import where_words
 from core import throttle
 from core.network import shareable_url
 from core.params import ParamError, saved_text, strict_id
@@ -131,7 +132,7 @@ def house_rule_rows(campaign) -> list[dict]:
     house = campaign.house()
     return [
         {"rule": rule, "name": _(rule.name), "value": house[rule.key],
-         "default": house[rule.key] == rule.default}
+         "default": house[rule.key] == rule.default, "where": where_words(rule.text)}
         for rule in campaign.system.house_rules
     ]
 

@@ -52,12 +52,19 @@ class EnteredForm(forms.ModelForm):
         attributes, skills = self.system.stats(self.house)
         for stat in attributes + skills:
             low, high = self.system.bounds(stat, self.house)
+            # Out of range, the answer states the range (issue 43: Django's own message
+            # named one end only, and the page never said what the values may be).
+            outside = _("%(term)s is %(low)s to %(high)s.") % {
+                "term": stat.term.swedish, "low": low, "high": high}
             self.fields[stat.key] = forms.IntegerField(
                 label=stat.term.label,
                 min_value=low,
                 max_value=high,
                 initial=values[stat.key],
-                widget=forms.NumberInput(attrs={"inputmode": "numeric", "class": "level"}),
+                error_messages={"min_value": outside, "max_value": outside},
+                widget=forms.NumberInput(attrs={
+                    "inputmode": "numeric", "class": "level",
+                    "aria-describedby": f"id_{stat.key}_range"}),
             )
             self.stat_keys.append(stat.key)
 

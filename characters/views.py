@@ -162,7 +162,9 @@ def character_list(request):
         else {"character": c, "report": None, "derived": derived_rows(c)[:3]}
         for c in characters
     ]
-    return render(request, "characters/list.html", {"rows": rows})
+    # A new account (a GM's, most often) in no campaign is shown how to start or join one.
+    in_a_campaign = request.user.memberships.exists()
+    return render(request, "characters/list.html", {"rows": rows, "in_a_campaign": in_a_campaign})
 
 
 def new_character(request) -> Character:

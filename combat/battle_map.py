@@ -12,6 +12,7 @@ scene under the tokens (walls, cover, a picture) is the encounter's (rules/scene
 
 from django.urls import reverse
 from django.utils.translation import gettext as _
+from django.utils.translation import pgettext
 
 from combat.templatetags.aoristos_combat import word
 from rules import scene as scene_rules
@@ -122,6 +123,7 @@ def words() -> dict:
     """The map's own words, in the page's language (map.js writes them)."""
     return {
         "moveHere": _("Move here"),
+        "closeSheet": pgettext("closes the map's sheet of what a tap offers", "Close"),
         "cannot": _("Cannot move there"),
         "escape": _("Leaving melee: an opposed RÖR test first (p. 10)"),
         "watch": _("Enters a watched sphere: a reflex attack (p. 11)"),

@@ -191,7 +191,7 @@ def rows(items: dict, own: dict[tuple[str, str], int], spec=None) -> dict[str, l
         fields = (spec or {}).get(kind, ())
         out[kind] = [
             {"item": item, "own": own.get((kind, key)),
-             "text": sorted({src for _f, src in item.sources if src.startswith("s.")}),
+             "text": sorted({src for _f, src in item.sources if src != "house"}),
              "shown": shown(item, fields)}
             for key, item in sorted(entries.items(), key=lambda pair: pair[1].name)
         ]

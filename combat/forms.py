@@ -1,4 +1,5 @@
 import io
+import re
 
 from django import forms
 from django.utils.formats import localize
@@ -44,7 +45,10 @@ def where_words(text: str) -> str:
     the page's language; a page ("s. 7") or a section's name as the text writes it."""
     if text.startswith("lines "):
         return gettext("lines %(numbers)s") % {"numbers": text.removeprefix("lines ")}
-    return text
+    page = re.match(r"p\. ([\d-]+)(.*)$", text)
+    if page:  # "p. 4, Strid, oavsett resultat": "s. 4, ..." on a Swedish page (issue 43)
+        return gettext("p. %(pages)s") % {"pages": page[1]} + page[2]
+    return gettext(text)  # a section's name, with what it lacks (T10's, marked for gettext)
 
 
 class EncounterForm(forms.Form):

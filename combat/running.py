@@ -33,6 +33,12 @@ class Prompt:
     name: str  # the combatant's name
     attacked: bool  # an attack on the combatant waits for its answer
     opened_at: object  # when the record that opened it was stored (a datetime)
+    # "turn": not a prompt but the member's own activation (issue 43): no default is taken
+    # for it, so it has no countdown.
+
+    @property
+    def timed(self) -> bool:
+        return self.kind != "turn"
 
     @property
     def key(self) -> str:
@@ -123,10 +129,18 @@ def summary(encounter: Encounter, viewer) -> tuple[bool, tuple[Prompt, ...]]:
         return False, ()
     names = {c["id"]: c.get("name", "") for c in view.get("combatants", ())}
     theirs = [p for p in view.get("prompts", ()) if calls(p, viewer, encounter)]
-    if not theirs:
+    # A player's own activation finds them as a prompt does (issue 43): the combatant
+    # whose turn it is is theirs and has something to do (the GM is at the fight).
+    active = view.get("active")
+    turn = (not viewer.is_gm and active in viewer.controls and bool(view.get("actions"))
+            and not any(p["for"] == active for p in theirs))
+    if not theirs and not turn:
         return started, ()
     opened_at = stored_at(encounter) or timezone.now()
-    return started, tuple(
+    turns = (Prompt(encounter_id=encounter.pk, encounter_name=encounter.name, kind="turn",
+                    combatant=active, name=names.get(active, ""), attacked=False,
+                    opened_at=opened_at),) if turn else ()
+    return started, turns + tuple(
         Prompt(
             encounter_id=encounter.pk,
             encounter_name=encounter.name,

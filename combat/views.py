@@ -176,7 +176,14 @@ def page_context(request, encounter, membership, result=None, **extra) -> dict:
             "", '<input type="hidden" name="{}" value="{}">', action["command"].items()
         )
     command_url = reverse("combat:command", args=[encounter.pk])
+    # Who cannot attack, in a system that attacks only with weapons (issue 43): the page
+    # says so and shows the GM where it is fixed.
+    # A player hears only of their own (an NPC's gear is the GM's to know).
+    mine = None if membership.is_gm else encounter.controls(membership.user_id)
+    weaponless = [c.name for c in getattr(result.state, "combatants", ())
+                  if engine.unarmed and not c.weapons and (mine is None or c.id in mine)]
     context = {
+        "weaponless": weaponless,
         "encounter": encounter,
         "campaign": encounter.campaign,
         "membership": membership,
@@ -468,6 +475,14 @@ def add_combatant(request, pk: int):
             block["skills"] = {**block.get("skills", {}), **skills}
         block.update({k: v for k, v in extra.items() if k != "type"})
         block["type"] = "add_combatant"
+        armed = block.get("weapons") or any(
+            value for key, value in block.items() if key.startswith("weapon_"))  # inline
+        if engine.unarmed and not armed:
+            # Nothing chosen to attack with: its fists, where the system attacks only with
+            # weapons (issue 43: a new campaign's characters could not attack at all).
+            offered = services.catalogue(encounter.campaign_id, engine).get("weapon", {})
+            if engine.unarmed in offered:
+                block["weapons"] = [engine.unarmed]
         if source == "block" and request.POST.get("save_template"):
             saved = {k: v for k, v in block.items() if k not in ("x", "y")}
             engine.parse_command(saved, **catalogue_kwargs(encounter, engine))

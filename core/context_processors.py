@@ -22,3 +22,24 @@ def table_link(request):
         return request._my_table_url
 
     return {"my_table_url": url}
+
+
+def onward(request):
+    """`onward`: where a logged-out visitor was going, for the header's log-in and sign-up
+    links (issue 43: a player who took the header's "Sign up" from an invitation lost it).
+    On the log-in and sign-up pages it is their own `next`; on another page, that page;
+    on the home page nothing (signing up from there lands on the usual start)."""
+
+    def target() -> str:
+        user = getattr(request, "user", None)
+        if user is not None and user.is_authenticated:
+            return ""
+        from core.views import safe_next
+
+        if request.path in (reverse("login"), reverse("signup")):
+            return safe_next(request)
+        if request.path == reverse("home") or request.method != "GET":
+            return ""
+        return request.get_full_path()
+
+    return {"onward": target}

@@ -1,6 +1,6 @@
 """Demo data for a new table: a GM, a player, a campaign they share, Albert from the rule
 text (p. 2) playing in it with a pistol and a vest, and a fight ready to start; and a T10
-campaign with Johan from its excerpt, its weapons, and the harbour fight of its examples
+campaign with Johan from its excerpt, the starter weapons, and the harbour fight of its examples
 (a soldier with a k-pist against Johan in his vest); and a Phobia campaign with Jace from
 its excerpt (Sprängteknik 16, line 406; Klättra, line 459), a knife in its catalogue and an
 alley fight against a guard."""
@@ -46,19 +46,6 @@ JOHAN = {  # t10-ap-utdrag.txt's Johan: Pistol +2, Hota +3, Social Kompetens −
     "attributes": {"body": 0, "combat": -1, "mind": 0, "social": -2, "initiative": 2},
     "skills": {"pistol": 2, "intimidate": 3, "medicine": 1},
 }
-_PISTOL = {"key": "pistol", "name": "Pistol", "skill": "pistol", "close": 5, "normal": 25,
-           "maximum": 50, "single": True, "single_modifier": 0, "auto": False,
-           "auto_modifier": 0, "damage": 3, "attack_ap": 3, "reload_ap": 5, "stance_ap": 2,
-           "magazine": 8, "explosive": False, "damage_on_miss": False}
-T10_CATALOGUE = (  # the excerpt's examples: the reload, the grenade, the k-pist, the vest
-    ("weapon", _PISTOL),
-    ("weapon", {**_PISTOL, "key": "granat", "name": "Handgranat", "skill": "throw",
-                "normal": 15, "maximum": 30, "damage": 6, "reload_ap": 0, "stance_ap": 1,
-                "magazine": 0, "explosive": True}),
-    ("weapon", {**_PISTOL, "key": "kpist", "name": "K-pist", "skill": "smg", "normal": 30,
-                "maximum": 100, "auto": True, "auto_modifier": -2, "magazine": 30}),
-    ("armour", {"key": "vast", "name": "Skyddsväst", "protection": 2}),
-)
 ALBERT = {
     "name": "Albert",
     "concept": "Hårdkokt modern livvakt",
@@ -136,7 +123,7 @@ def demo_t10(gm, player) -> None:
     soldier = {"name": "Soldat", "stance": "aimed", "skills": {"smg": 1, "throw": 1},
                "weapons": ["kpist", "granat"]}
     demo_system(gm, player, campaign_name=DEMO_T10_CAMPAIGN, system="t10", character=JOHAN,
-                catalogue=T10_CATALOGUE, encounter_name=DEMO_T10_ENCOUNTER,
+                catalogue=(), encounter_name=DEMO_T10_ENCOUNTER,
                 gear={"weapons": ["pistol"], "armour": ["vast"]}, npc=soldier)
 
 

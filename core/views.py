@@ -1,12 +1,15 @@
 import sys
+from urllib.parse import urlsplit
 
 from django.conf import settings
+from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
 from django.http import HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.templatetags.static import static
+from django.urls import Resolver404, resolve
 from django.utils import translation
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import get_language, gettext, gettext_lazy
@@ -100,17 +103,41 @@ def safe_next(request) -> str:
     return target if allowed else ""
 
 
+def invited_to(next_url: str):
+    """The campaign whose invitation link `next_url` is (a path of this site), else None."""
+    if not next_url:
+        return None
+    try:
+        match = resolve(urlsplit(next_url).path)
+    except Resolver404:
+        return None
+    if match.view_name != "campaigns:join":
+        return None
+    from campaigns.models import Campaign
+
+    return Campaign.objects.filter(invite_token=match.kwargs["token"]).first()
+
+
 def signup(request):
     next_url = safe_next(request)
     if request.user.is_authenticated:
         return redirect(next_url or "characters:list")
     form = SignupForm(request.POST or None)
+    invited = invited_to(next_url)
     if request.method == "POST" and form.is_valid():
         user = form.save()
         login(request, user)
+        if invited is not None:
+            # Signing up from an invitation is the answer to it (issue 43): the player
+            # lands in the campaign, not on its "join?" page a second time.
+            from campaigns.services import campaign_join
+
+            campaign_join(campaign=invited, user=user)
+            messages.success(request, gettext("Welcome to %(name)s!") % {"name": invited.name})
+            return redirect(invited)
         return redirect(next_url or "characters:list")
     status = 400 if form.is_bound else 200
-    context = {"form": form, "next": next_url}
+    context = {"form": form, "next": next_url, "invited": invited}
     return render(request, "registration/signup.html", context, status=status)
 
 

@@ -397,6 +397,28 @@ def catalogue_items(
     return tuple(items)
 
 
+def starter_items(
+    weapons: Sequence[tuple[Mapping, Mapping[str, str]]],
+    armour: Sequence[tuple[Mapping, Mapping[str, str]]],
+    weapon_from_dict: Callable,
+    armour_from_dict: Callable,
+) -> dict[str, dict]:
+    """A starter catalogue from its written data: {"weapon": {key: item}, "armour": ...},
+    a new dict each call (the app lays the campaign's own entries over it). Each entry is
+    (its data, the sources of its values): every value of the item gets a source, the one
+    named (where the rule text gives it), else "house" (our default, the GM's to change)."""
+
+    def sourced(item, sources: Mapping[str, str]):
+        names = [f.name for f in dataclasses.fields(item) if f.name not in ("key", "sources")]
+        return dataclasses.replace(
+            item, sources=tuple((name, sources.get(name, "house")) for name in names))
+
+    return {
+        "weapon": {d["key"]: sourced(weapon_from_dict(d), s) for d, s in weapons},
+        "armour": {d["key"]: sourced(armour_from_dict(d), s) for d, s in armour},
+    }
+
+
 def stat_block_fields(
     weapons: Mapping | None,
     armour: Mapping | None,
@@ -767,6 +789,10 @@ class SystemCombat:
     system: str
     template: str
     event_types: Mapping[str, type]
+    # The key of the starter catalogue's weapon a combatant added with none fights with
+    # (its fists), in a system whose attacks are all made with a weapon; None: the system
+    # has its own unarmed attack (Aoristos: Slagsmål) or none.
+    unarmed: str | None = None
 
     def __init__(
         self,

@@ -139,6 +139,8 @@ class PhobiaSystem:
     def check(self, values: Mapping[str, int], house: Mapping[str, Any]) -> tuple[Issue, ...]:
         return character.check(values, house)
 
+    rolled_at_creation = "Lugn (2T6)"  # what the builder says is rolled when saved
+
     def creation_rolls(self, values: Mapping[str, int], rng) -> dict:
         return character.creation_rolls(rng)
 

@@ -95,7 +95,7 @@ HOUSE_RULES = (
         gettext_noop("Name of the first ability"),
         "Kropp",
         kind="text",
-        text="Förmågor och färdigheter: only Social Kompetens is named",
+        text=gettext_noop("Förmågor och färdigheter: only Social Kompetens is named"),
         help=gettext_noop("The excerpt names only Social Kompetens of the four abilities."),
     ),
     HouseRule(
@@ -103,14 +103,14 @@ HOUSE_RULES = (
         gettext_noop("Name of the second ability"),
         "Strid",
         kind="text",
-        text="Förmågor och färdigheter: only Social Kompetens is named",
+        text=gettext_noop("Förmågor och färdigheter: only Social Kompetens is named"),
     ),
     HouseRule(
         "ability_mind",
         gettext_noop("Name of the third ability"),
         "Intellekt",
         kind="text",
-        text="Förmågor och färdigheter: only Social Kompetens is named",
+        text=gettext_noop("Förmågor och färdigheter: only Social Kompetens is named"),
     ),
     HouseRule(
         "ability_min",
@@ -118,7 +118,7 @@ HOUSE_RULES = (
         DEFAULT_ABILITY_MIN,
         minimum=-10,
         maximum=0,
-        text="Förmågor och färdigheter: at most ±0, no lowest value",
+        text=gettext_noop("Förmågor och färdigheter: at most ±0, no lowest value"),
         help=gettext_noop("Abilities give at most ±0; the excerpt gives no lowest value."),
     ),
     HouseRule(
@@ -127,7 +127,7 @@ HOUSE_RULES = (
         DEFAULT_INITIATIVE_MAX,
         minimum=0,
         maximum=10,
-        text="Initiativ: 1T10 + Initiative, no source given",
+        text=gettext_noop("Initiativ: 1T10 + Initiative, no source given"),
         help=gettext_noop(
             "The excerpt adds Initiative to 1T10 but does not say where it comes from: "
             "it is entered like a skill, 0 to this."
@@ -202,7 +202,7 @@ def derived(values: Mapping[str, int]) -> tuple[Derived, ...]:
     """What the sheet shows beside the entered values: AP per round."""
     return (
         Derived(
-            Term("ap", "Action points", "AP", "action points"),
+            Term("ap", "Action points", "AP", "action points"),  # the Swedish text's own words
             AP_PER_ROUND,
             "10",
             "Action points",

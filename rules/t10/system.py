@@ -116,6 +116,7 @@ class T10System:
     )
     hand_examples = ("2T10", "1T10", "2T10+3")
     opposition = True  # duels
+    rolled_at_creation = ""  # nothing is rolled when a character is made
     delayed_opposition = False  # no test against a roll made earlier: rolls continue them
     skill_values = gettext_noop("bonuses; 0: not learned, the ability is used")
     carries = True  # a test may continue an earlier roll (chains, social scenes, duels)

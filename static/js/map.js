@@ -21,6 +21,7 @@
   const MARGIN = 4; // metres around the combatants
   const MIN_SIZE = 16; // metres: the smallest square the map shows
   const TAP = 8; // px a pointer may travel and still be a tap
+  const REACH = 22; // px from a token's centre a finger still means it (issue 43)
 
   const panzoom = window.Panzoom(pan, {
     maxScale: 8,
@@ -308,6 +309,41 @@
 
   // --- Taps: a point to move to, a foe to attack ----------------------------------------------
 
+  // The token a finger at (clientX, clientY) means: the nearest whose centre is within
+  // REACH px (or within the token as drawn, when zoomed in), so a tap beside a small token
+  // chooses it and is never taken for a move there (issue 43: a tap 10 px off a foe
+  // offered a move).
+  function tokenAt(clientX, clientY) {
+    const ctm = svg.getScreenCTM();
+    if (!ctm || !data) return null;
+    const reach = Math.max(REACH, 0.7 * Math.hypot(ctm.a, ctm.b));
+    let best = null;
+    let bestDistance = reach;
+    for (const c of data.combatants) {
+      const p = new DOMPoint(c.x, c.y).matrixTransform(ctm);
+      const d = Math.hypot(p.x - clientX, p.y - clientY);
+      if (d <= bestDistance) {
+        best = tokens.querySelector(`[data-id="${CSS.escape(c.id)}"]`);
+        bestDistance = d;
+      }
+    }
+    return best;
+  }
+
+  // The sheet of what a tap offers sits at the bottom of the screen, under the thumb; the
+  // page scrolls so that the point or token it is about stays above it (issue 43: "Flytta
+  // hit" was at the screen's foot, "Anfall" 334 px below it).
+  function keepInSight(x, y) {
+    if (sheet.hidden) return;
+    document.body.style.paddingBottom = `${sheet.offsetHeight + 8}px`;
+    const ctm = svg.getScreenCTM();
+    if (!ctm) return;
+    const p = new DOMPoint(x, y).matrixTransform(ctm);
+    const room = 1.4 * Math.hypot(ctm.a, ctm.b) + 12; // the token and its name below it
+    const over = p.y + room - sheet.getBoundingClientRect().top;
+    if (over > 0) window.scrollBy({ top: over, behavior: "instant" });
+  }
+
   function metresAt(event) {
     // The screen's matrix covers the viewBox's fit and the pan and zoom around it.
     const point = new DOMPoint(event.clientX, event.clientY).matrixTransform(svg.getScreenCTM().inverse());
@@ -321,7 +357,22 @@
     plan.replaceChildren();
     sheet.replaceChildren();
     sheet.hidden = true;
+    document.body.style.paddingBottom = "";
     drawTokens();
+  }
+
+  // The sheet's own way out: a close button first in it (Escape does the same).
+  function openSheet() {
+    sheet.replaceChildren();
+    sheet.hidden = false;
+    const close = document.createElement("button");
+    close.type = "button";
+    close.className = "map-sheet-close";
+    close.dataset.testid = "map-sheet-close";
+    close.setAttribute("aria-label", words.closeSheet || "×");
+    close.textContent = "×";
+    close.addEventListener("click", clearChoice);
+    sheet.append(close);
   }
 
   let previewAsked = 0;
@@ -344,8 +395,7 @@
       return;
     }
     if (asked !== previewAsked || chosen?.kind !== "point") return;
-    sheet.replaceChildren();
-    sheet.hidden = false;
+    openSheet();
     const head = document.createElement("p");
     head.className = "map-sheet-head";
     head.textContent = `${fmt(answer.metres ?? Math.hypot(x - me.x, y - me.y))} m → (${fmt(x)}; ${fmt(y)})`;
@@ -357,6 +407,7 @@
       why.textContent = `${words.cannot}: ${answer.refused || answer.error}`;
       sheet.append(why);
       plan.firstChild?.classList.add("refused");
+      keepInSight(x, y);
       return;
     }
     const notes = [];
@@ -379,6 +430,7 @@
     button.addEventListener("click", () => send({ type: "move", id: me.id, x, y }));
     sheet.append(button);
     if (data.is_gm) sheet.append(npcButton(x, y));
+    keepInSight(x, y);
   }
 
   // --- The GM: an NPC where the map is tapped, walls and cover drawn point by point -------------
@@ -396,8 +448,9 @@
     chosen = { kind: "point", x, y };
     plan.replaceChildren();
     el("circle", { cx: x, cy: y, r: 0.3, class: "map-target" }, plan);
-    sheet.replaceChildren(npcButton(x, y));
-    sheet.hidden = false;
+    openSheet();
+    sheet.append(npcButton(x, y));
+    keepInSight(x, y);
   }
 
   // The NPC form of the panel (opened and loaded where a started fight keeps it folded)
@@ -519,8 +572,7 @@
     const foe = chosen?.kind === "foe" ? byId(chosen.id) : null;
     if (!me || !foe) return;
     const d = Math.round(Math.hypot(foe.x - me.x, foe.y - me.y) * 100) / 100; // as the engine reads it
-    sheet.replaceChildren();
-    sheet.hidden = false;
+    openSheet();
     const head = document.createElement("p");
     head.className = "map-sheet-head";
     head.dataset.testid = "map-foe";
@@ -558,22 +610,30 @@
       button.className = "primary";
       button.dataset.testid = testid;
       button.textContent = text;
-      button.addEventListener("click", () => formNow()?.requestSubmit());
+      button.addEventListener("click", () => {
+        const form = formNow();
+        clearChoice(); // sent: the sheet goes, as after a move (a new tap chooses again)
+        form?.requestSubmit();
+      });
       sheet.append(button);
     };
     const form = attackForm();
+    // The button first, the preview below it: the sheet holds a screen's lower half, and
+    // a long preview (Aoristos' damage and areas) had the button below its fold.
     if (form?.querySelector("select[name=target]")?.value === foe.id) {
-      copy(form.querySelector(".preview")?.innerHTML ?? "");
       attackButton(() => attackForm(), "map-attack", words.attack);
+      copy(form.querySelector(".preview")?.innerHTML ?? "");
+      keepInSight(foe.x, foe.y);
       return;
     }
-    // Phobia: each weapon's row, its chance and its own attack.
+    // Phobia: each weapon's row, its own attack and its chance.
     attackRows(foe.id).forEach((row, i) => {
       const cells = [...row.children].slice(1, -1).map((td) => td.textContent.trim());
-      copy(`<p>${cells.map((t) => t.replace(/[<&>]/g, "")).join(" · ")}</p>`);
       attackButton(() => attackRows(foe.id)[i]?.querySelector("form"),
         i ? `map-attack-${i + 1}` : "map-attack", `${words.attack}: ${cells[0]}`);
+      copy(`<p>${cells.map((t) => t.replace(/[<&>]/g, "")).join(" · ")}</p>`);
     });
+    keepInSight(foe.x, foe.y);
   }
 
 
@@ -589,11 +649,12 @@
   // Pointer handling: a tap chooses, a drag pans (panzoom) or, for the GM, places a token.
   let down = null;
   svg.addEventListener("pointerdown", (event) => {
-    const token = event.target.closest?.(".map-token");
+    const token = tokenAt(event.clientX, event.clientY);
     down = { x: event.clientX, y: event.clientY, token, dragging: false };
     if (token && data?.is_gm) {
       svg.setPointerCapture(event.pointerId);
       event.preventDefault();
+      event.stopPropagation(); // a finger beside the token drags it, and does not pan too
     }
   });
   svg.addEventListener("pointermove", (event) => {
@@ -615,13 +676,12 @@
       return;
     }
     if (Math.hypot(event.clientX - start.x, event.clientY - start.y) >= TAP) return; // a pan
-    const token = event.target.closest?.(".map-token");
-    if (token && !drawing) {
+    const token = drawing ? null : start.token;
+    if (token) {
+      // A token was meant: its attack when it is a foe, nothing else (never a move there).
       const me = activeOne();
-      if (me && token.dataset.id !== me.id) {
-        chooseFoe(token.dataset.id);
-        return;
-      }
+      if (me && token.dataset.id !== me.id) chooseFoe(token.dataset.id);
+      return;
     }
     const [x, y] = metresAt(event);
     if (drawing) addPoint(x, y);

@@ -28,16 +28,27 @@
 
   // --- Alerts: what a new prompt does -------------------------------------------------------
 
+  // A browser lets a page vibrate only once it has had a tap (a "user activation"); asked
+  // before, it refuses and warns (issue 43), so the page waits for one.
+  let tapped = navigator.userActivation?.hasBeenActive ?? false;
+  const onTap = () => {
+    tapped = true;
+  };
+  document.addEventListener("pointerdown", onTap, { once: true, capture: true });
+  document.addEventListener("keydown", onTap, { once: true, capture: true });
+
   let seen = new Set(); // the prompts (keys) waiting at the last look
   function alertNew(items) {
     const keys = new Set(items.map((item) => item.key));
     const fresh = items.filter((item) => !seen.has(item.key));
     seen = keys;
     if (fresh.length === 0) return;
-    try {
-      navigator.vibrate?.([200, 100, 200]);
-    } catch {
-      // not allowed here: nothing vibrates
+    if (tapped || navigator.userActivation?.hasBeenActive) {
+      try {
+        navigator.vibrate?.([200, 100, 200]);
+      } catch {
+        // not allowed here: nothing vibrates
+      }
     }
     if (announcer) {
       // Emptied first, so the same words are read again for a second prompt.
@@ -86,8 +97,9 @@
       const fight = thisFight();
       remoteItems = [];
       for (const link of remote.querySelectorAll("a[data-key]")) {
-        // The encounter page shows its own fight's prompt in place (below).
         if (fight && link.dataset.encounter === fight) {
+          // The encounter page shows its own fight's prompt in place (below), and your
+          // turn in it from its own panel (turnHere).
           link.closest("li").remove();
           continue;
         }
@@ -96,7 +108,7 @@
           key: link.dataset.key,
           title: link.dataset.title,
           label: link.querySelector(".prompt-banner-left"),
-          deadline: Date.now() + left * 1000,
+          deadline: link.dataset.left === undefined ? null : Date.now() + left * 1000,
         });
       }
       update();
@@ -127,7 +139,7 @@
   // Countdowns in the banner: the seconds until the offered default may be taken.
   window.setInterval(() => {
     for (const item of remoteItems) {
-      if (!item.label?.isConnected) continue;
+      if (!item.label?.isConnected || item.deadline === null) continue;
       const left = Math.max(0, Math.ceil((item.deadline - Date.now()) / 1000));
       item.label.textContent = `${left} s`;
     }
@@ -160,6 +172,40 @@
 
   // --- This page's own fight: its prompt comes into view ------------------------------------
 
+  // Your turn in this page's own fight (issue 43): the map's data in the panel says
+  // whether this viewer acts now; while the map, where the turn is played, is out of
+  // sight, the banner says it and its link brings the map back. A turn has no countdown
+  // (no default is taken for it). Other pages hear of it from the server's list.
+  function turnHere() {
+    const data = JSON.parse(document.getElementById("map-data")?.textContent || "null");
+    const map = document.getElementById("battle-map");
+    if (!data?.acting || data.is_gm || !map || mapInSight) return null;
+    const who = data.combatants.find((c) => c.id === data.active)?.name ?? "";
+    const li = document.createElement("li");
+    const link = document.createElement("a");
+    link.href = "#battle-map";
+    link.className = "prompt-banner-link";
+    link.dataset.testid = "prompt-banner-turn";
+    const strong = document.createElement("strong");
+    strong.textContent = `⚔ ${who}: ${banner.dataset.turn}`;
+    link.append(strong);
+    link.addEventListener("click", (event) => {
+      event.preventDefault();
+      map.scrollIntoView({ block: "start", behavior: reducedMotion ? "auto" : "smooth" });
+    });
+    li.append(link);
+    return li;
+  }
+
+  let mapInSight = false; // the battle map, where a turn is played, is on the screen
+  const battleMap = document.getElementById("battle-map");
+  if (battleMap && "IntersectionObserver" in window) {
+    new IntersectionObserver((entries) => {
+      mapInSight = entries[entries.length - 1].isIntersecting;
+      renderHere();
+    }, { threshold: 0.2 }).observe(battleMap);
+  }
+
   const visible = new WeakMap(); // prompt section -> in the viewport
   const watcher =
     "IntersectionObserver" in window
@@ -181,7 +227,10 @@
   }
 
   function bringIntoView(section) {
-    section.scrollIntoView({ block: "center", behavior: reducedMotion ? "auto" : "smooth" });
+    // Its top, heading first (who attacks with what, the countdown): centred, a tall
+    // prompt left its heading above the screen (issue 43). prompt.css keeps it below the
+    // banner (scroll-margin-top).
+    section.scrollIntoView({ block: "start", behavior: reducedMotion ? "auto" : "smooth" });
     const heading = section.querySelector("h2, h3");
     if (heading) {
       heading.tabIndex = -1;
@@ -241,6 +290,8 @@
       li.append(link);
       here.append(li);
     }
+    const turn = turnHere();
+    if (turn) here.append(turn);
     banner.hidden = !here.children.length && !remote.children.length;
     keepBelowBanner();
   }

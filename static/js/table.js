@@ -96,6 +96,24 @@
     foldChanged();
   }
 
+  // The tray's chance sticks to the top while the properties scroll by: a property
+  // brought into view (a tap, the keyboard) stops below it, not under it (issue 43).
+  if ("ResizeObserver" in window) {
+    const sized = new WeakSet();
+    const measure = () => {
+      const box = document.querySelector(".tray .modes + .odds");
+      if (!box) return;
+      if (!sized.has(box)) {
+        sized.add(box);
+        new ResizeObserver(() => {
+          document.documentElement.style.setProperty("--tray-odds-height", `${box.offsetHeight}px`);
+        }).observe(box);
+      }
+    };
+    measure();
+    new MutationObserver(measure).observe(document.body, { childList: true, subtree: true });
+  }
+
   // Keep the screen awake while the table is open and in view. Browsers offer this only
   // on HTTPS or localhost (see docs/operations.md, "HTTPS"); elsewhere nothing happens.
   let wakeLock = null;

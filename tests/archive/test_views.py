@@ -124,6 +124,22 @@ def test_an_import_is_a_job_that_makes_a_campaign_the_importer_runs(
     assert made.get_absolute_url() in page
 
 
+def test_an_import_beside_its_original_is_named_apart(client, campaign, gm, albert_played):
+    """Issue 43: the GM's own campaign imported again (moving it, or a copy to try a fight
+    on) kept its name, and the two were told apart by nothing."""
+    from django.utils import timezone
+
+    client.force_login(gm)
+    client.cookies["django_language"] = "sv"
+    job = imported(client, download(client, campaign))
+    job.refresh_from_db()
+    assert job.status == "done", job.error
+    day = timezone.localdate().isoformat()
+    assert job.campaign.name in (f"{campaign.name} (importerad {day})",
+                                 f"{campaign.name} (imported {day})")
+    assert job.campaign.name != campaign.name
+
+
 def test_members_left_as_placeholders_are_handed_to_players_who_join(
         client, campaign, gm, alice, bob, make_user, albert_played):
     client.force_login(gm)

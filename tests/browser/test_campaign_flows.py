@@ -274,10 +274,9 @@ def test_new_player_signs_up_from_the_invitation_link(browser, live_server, natt
     newcomer.get_by_role("button", name=re.compile("Skapa konto|Create account")).click()
     expect(newcomer.locator("#id_password1")).to_have_count(0)
     snap(newcomer, "1-after-sign-up")
-    # Expected: back at the invitation, one click from joining.
-    expect(newcomer).to_have_url(
-        re.compile(f"/campaigns/join/{re.escape(campaign.invite_token)}/$"), timeout=3_000
-    )
+    # Signing up from the invitation answers it (issue 43): in the campaign, seated.
+    expect(newcomer).to_have_url(re.compile(rf"/campaigns/{campaign.pk}/$"), timeout=3_000)
+    expect(seat(newcomer, "nykomlingen")).to_have_count(1)
     context.close()
 
 

@@ -149,6 +149,10 @@ def test_a_prompt_finds_its_player_on_the_encounter_page_and_on_the_table(
     expect(berit.get_by_test_id("prompt-banner")).to_be_hidden()
     berit_title = berit.title()
 
+    # A phone vibrates only for a page that has had a tap (browsers refuse it before,
+    # issue 43): both players have touched their page, as a player at the table has.
+    for page in (albert, berit):
+        page.locator("main h1").first.click()
     # 1. Albert's player has scrolled to the bottom of the encounter page (the log).
     albert.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
     prompt = albert.get_by_test_id("prompt-vigilance")

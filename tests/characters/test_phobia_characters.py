@@ -190,7 +190,7 @@ def test_values_outside_the_house_rules_are_refused_and_kept_on_the_page(
     assert 'value="19"' in page
     assert 'value="x"' in page
     assert 'data-testid="not-saved"' in page
-    assert "Ensure this value is less than or equal to 18." in page
+    assert "Styrka is 3 to 18." in page  # the range, not one end of it (issue 43)
 
 
 def test_the_live_check_shows_derived_values_and_marks_errors(client, alice, phobia_campaign):
@@ -200,7 +200,7 @@ def test_the_live_check_shows_derived_values_and_marks_errors(client, alice, pho
     page = client.post(url, post_data(strength=30)).content.decode()
     assert 'data-testid="derived-mental_value">12<' in page
     assert 'id="status-strength"' in page
-    assert "less than or equal to 18" in page
+    assert "Styrka is 3 to 18." in page
     assert not Character.objects.exists()
 
 

@@ -59,6 +59,33 @@ def test_a_player_makes_a_t10_character_and_bad_values_are_kept_and_refused(clie
     assert character.values()["social"] == -2
 
 
+def test_the_builder_states_each_range_and_answers_with_it(client, alice, t10):
+    """Förmågor och färdigheter: abilities at most ±0 (the lowest −3, a house rule), skills
+    up to +3 (issue 43: Django's message named one end only and no range was shown; the
+    page spoke of Lugn, which T10 does not have)."""
+    client.force_login(alice)
+    client.cookies["django_language"] = "sv"
+    url = reverse("characters:create") + f"?campaign={t10.pk}"
+    page = client.get(url).content.decode()
+    assert 'id="id_social_range">-3 till 0<' in page
+    assert 'id="id_pistol_range">0 till 3<' in page
+    assert 'aria-describedby="id_social_range"' in page
+    assert "Lugn" not in page
+    refused = client.post(url, johan(social=1, pistol=4)).content.decode()
+    assert "Social Kompetens är -3 till 0." in refused
+    assert "Pistol är 0 till 3." in refused
+    assert "Kontrollera" not in refused  # Django's own message
+
+
+def test_a_t10_character_is_made_from_my_characters(client, alice):
+    client.force_login(alice)
+    page = client.get(reverse("characters:list")).content.decode()
+    assert f'href="{reverse("characters:create")}?system=t10"' in page
+    made = client.post(reverse("characters:create") + "?system=t10", johan())
+    assert made.status_code == 302
+    assert Character.objects.get().rule_system == "t10"
+
+
 def test_the_sheet_groups_skills_under_the_campaigns_ability_names(client, alice, t10):
     t10.house_rules = {"ability_body": "Fysik"}
     t10.save()

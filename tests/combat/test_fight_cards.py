@@ -61,3 +61,19 @@ def test_the_own_panel_shows_kp_the_stress_took_and_hk(client, alice, fight, gm,
     kp = html.split('data-testid="kp-')[1].split("</dd>")[0]
     assert kp.startswith('c1">8 <span')
     assert "8/" not in kp
+
+
+def test_kp_above_the_lowered_hk_says_why_and_an_unconscious_one_shows_none():
+    """Issue 43: "KP 7 (HK 1)" on an NPC knocked out looked like KP above their maximum.
+    HK is what KP come back to after the activation (p. 6), lowered by nervchock (p. 13)."""
+    from django.template.loader import render_to_string
+    from django.utils import translation
+
+    def card(**c):
+        with translation.override("en"):
+            return render_to_string("combat/aoristos/_kp.html", {"c": c})
+
+    assert "after the activation, lowered by nervchock" in card(conscious=True, cp=7, drive=1)
+    assert "nervchock" not in card(conscious=True, cp=1, drive=7)
+    assert card(conscious=False, cp=7, drive=1) == '<span class="meta">unconscious</span>'
+

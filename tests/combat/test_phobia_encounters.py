@@ -37,6 +37,8 @@ def jace(alice, phobia):
         skills={"combat_experience": 13}, rolled={"calm": [3, 5]},
     )
 
+OWN = '<span class="badge">this campaign</span>'  # a catalogue row of the campaign's own
+
 
 def test_the_encounter_form_offers_phobias_house_rules_with_the_campaigns_values(
     client, gm, phobia
@@ -69,14 +71,21 @@ def test_the_encounter_form_offers_phobias_house_rules_with_the_campaigns_values
 
 
 def test_the_gm_fills_the_campaigns_catalogue(client, gm, alice, phobia):
-    """The excerpt lists no weapons: the GM adds them (damage in ObT6, P/K/H, the skill
+    """The excerpt lists no weapons: a new campaign starts with the written default set,
+    each value's source shown (fists and kicks, lines 291-292, K damage 296-297; the rest a
+    house rule, issue 43); the GM adds or changes them (damage in ObT6, P/K/H, the skill
     attacks use); a bad entry is refused and keeps what was typed."""
     url = reverse("combat:catalogue", args=[phobia.pk])
     english(client, alice)
     assert client.post(url, {"kind": "weapon"}).status_code == 403
     english(client, gm)
     page = client.get(url).content.decode()
-    assert "The rule text lists no weapons" in page
+    assert "Knytnäve eller spark" in page
+    assert "rad 291-292, rad 296-297" in page
+    assert "Avsågat hagelgevär" in page
+    assert "Skyddsväst" in page
+    assert page.count("house rule") == 8
+    assert OWN not in page
     assert 'name="weapon-damage"' in page
     knife = {"kind": "weapon", "weapon-key": "kniv", "weapon-name": "Kniv",
              "weapon-damage": "3", "weapon-damage_type": "H",
@@ -94,6 +103,9 @@ def test_the_gm_fills_the_campaigns_catalogue(client, gm, alice, phobia):
     assert "Stridsvana" in page
     assert "Bröstkorg 4" in page
     assert CatalogueItem.objects.get(key="vast").data["areas"] == [["chest", 4], ["belly", 3]]
+    # The changed knife replaced the starter's; the vest is a new entry beside its own.
+    assert page.count(OWN) == 2
+    assert page.count("house rule") == 7
 
 
 def test_a_player_wounds_an_npc_from_the_panel_to_a_serious_injury(

@@ -23,22 +23,50 @@ def banner(client, campaign):
     return client.get(reverse("table:prompts", args=[campaign.pk]))
 
 
-@pytest.fixture
-def duel(encounter, albert_in_campaign, alice, bob, gm, run, dice):
-    """Alice's Albert attacks Bob's Berit: Berit's vigilance waits for Bob."""
+def albert_meets_berit(encounter, albert, alice, bob, gm, run, dice):
+    """Alice's Albert (SIN 5) and Bob's Berit (SIN 1) 1 m apart, the fight started:
+    Albert's activation."""
     berit = Character.objects.create(owner=bob, campaign=encounter.campaign, name="Berit",
                                      attributes={"alertness": 1})
-    for character, side, x, owner in ((albert_in_campaign, "a", 0.0, alice),
-                                      (berit, "b", 1.0, bob)):
+    for character, side, x, owner in ((albert, "a", 0.0, alice), (berit, "b", 1.0, bob)):
         block = ENGINE.character_block(name=character.name, levels=character.levels(),
                                        derived=character.secondary().as_dict())
         block.update(character_id=character.pk, side=side, x=x)
         run(encounter, gm, block, controller=owner.pk)
     dice.queue += [1, 1]
     run(encounter, gm, {"type": "start"})
+
+
+@pytest.fixture
+def duel(encounter, albert_in_campaign, alice, bob, gm, run, dice):
+    """Alice's Albert attacks Bob's Berit: Berit's vigilance waits for Bob."""
+    albert_meets_berit(encounter, albert_in_campaign, alice, bob, gm, run, dice)
     run(encounter, alice, {"type": "attack", "id": "c1", "target": "c2", "weapon": "unarmed"})
     encounter.refresh_from_db()
     return encounter
+
+
+def test_a_players_own_turn_finds_them_as_a_prompt_does(
+    client, encounter, albert_in_campaign, alice, bob, gm, run, dice
+):
+    """Issue 43: a player scrolled away or on the table did not hear that their turn had
+    come (prompts they did). The banner names the turn and links the fight's map; it has
+    no countdown (no default is taken for a turn); the others hear nothing of it."""
+    albert_meets_berit(encounter, albert_in_campaign, alice, bob, gm, run, dice)
+    text = banner(english(client, alice), encounter.campaign).content.decode()
+    assert "Albert: your turn" in text
+    assert 'data-testid="prompt-banner-turn"' in text
+    assert f'href="{reverse("combat:page", args=[encounter.pk])}#battle-map"' in text
+    assert 'data-kind="turn"' in text
+    assert "prompt-banner-left" not in text  # no countdown
+    for user in (bob, gm):
+        text = banner(english(client, user), encounter.campaign).content.decode()
+        assert "your turn" not in text
+    # Once the activation has ended it is gone (Berit's begins: her stress dice).
+    dice.queue += [1, 1]
+    run(encounter, alice, {"type": "end_activation", "id": "c1"})
+    text = banner(english(client, alice), encounter.campaign).content.decode()
+    assert "Albert: your turn" not in text
 
 
 def test_the_attacked_player_alone_hears_of_the_prompt(client, duel, alice, bob, gm, outsider):

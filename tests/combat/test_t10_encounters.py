@@ -40,6 +40,8 @@ def armoury(t10):
                        ("armour", VEST)):
         CatalogueItem.objects.create(campaign=t10, kind=kind, key=item["key"], data=item)
 
+OWN = '<span class="badge">this campaign</span>'  # a catalogue row of the campaign's own
+
 
 def add_johan_and_soldier(client, gm, encounter, johan, soldier_weapon, *, armour=""):
     """The GM adds Johan (Alice's) and a soldier NPC (Kasta +1, K-pist +1, Anläggning)."""
@@ -75,15 +77,21 @@ def test_the_encounter_form_offers_t10s_house_rules(client, gm, t10):
 
 
 def test_the_gm_fills_the_campaigns_catalogue(client, gm, alice, t10):
-    """The excerpt lists no weapons ("Vapen" names only their values): the GM adds them
-    with three ranges, E and/or A with modifiers, damage and the AP of attack, reload and
-    stance; a bad entry is refused and keeps what was typed."""
+    """The excerpt lists no weapons ("Vapen" names only their values): a new campaign
+    starts with the written default set, each value's source shown (the pistol's reload,
+    "Handlingar som går över flera rundor"; the rest a house rule, issue 43); the GM adds
+    or changes them with three ranges, E and/or A with modifiers, damage and the AP of
+    attack, reload and stance; a bad entry is refused and keeps what was typed."""
     url = reverse("combat:catalogue", args=[t10.pk])
     english(client, alice)
     assert client.post(url, {"kind": "weapon"}).status_code == 403
     english(client, gm)
     page = client.get(url).content.decode()
-    assert "The rule text lists no weapons" in page
+    assert "Färdighetsslag, Handlingar som går över flera rundor" in page  # the pistol
+    assert "Obeväpnad" in page
+    assert "Handgranat" in page
+    assert page.count("house rule") == 7
+    assert OWN not in page
     assert 'name="weapon-stance_ap"' in page
     smg = {"kind": "weapon", "weapon-key": "kpist", "weapon-name": "K-pist",
            "weapon-skill": "smg", "weapon-close": "5", "weapon-normal": "30",
@@ -104,6 +112,9 @@ def test_the_gm_fills_the_campaigns_catalogue(client, gm, alice, t10):
     assert "E +0, A -2" in page
     assert "K-pist" in page  # the skill's Swedish name
     assert CatalogueItem.objects.get(key="vast").data["protection"] == 2
+    # The changed k-pist and vest replaced the starter's.
+    assert page.count(OWN) == 2
+    assert page.count("house rule") == 5
 
 
 def test_johan_escapes_the_grenade_with_saved_ap_from_the_panel(

@@ -367,6 +367,51 @@ def test_signup_from_an_invitation_returns_to_it(client, password):
 
 
 @pytest.mark.django_db
+def test_every_way_in_keeps_the_invitation_and_signing_up_joins(client, gm, password):
+    """Issue 43: the players took the header's "Sign up" from the invitation and lost it.
+    Both header links keep where the visitor was going; signing up from an invitation is
+    the answer to it: the new player lands in the campaign, seated."""
+    from campaigns.models import Membership
+    from campaigns.services import campaign_create
+
+    campaign = campaign_create(gm=gm, name="Kvällen")
+    invitation = reverse("campaigns:join", args=[campaign.invite_token])
+    login = client.get(invitation, follow=True)
+    kept = f"?next={invitation}"
+    page = login.content.decode()
+    header = page.split('<header class="site">')[1].split("</header>")[0]
+    assert f'href="{reverse("login")}{kept}"' in header
+    assert f'href="{reverse("signup")}{kept}"' in header
+    signup = client.get(reverse("signup") + kept).content.decode()
+    assert "Kvällen" in signup.split("<h1>")[1]  # says which campaign the account joins
+    header = signup.split('<header class="site">')[1].split("</header>")[0]
+    assert f'href="{reverse("login")}{kept}"' in header
+    made = client.post(reverse("signup"), {"username": "ny", "password1": password,
+                                           "password2": password, "next": invitation})
+    assert made.status_code == 302
+    assert made.url == campaign.get_absolute_url()
+    assert Membership.objects.filter(campaign=campaign, user__username="ny", seat=1).exists()
+
+
+@pytest.mark.django_db
+def test_a_page_behind_a_login_is_kept_by_the_header_links(client):
+    page = client.get(reverse("campaigns:join_code"), follow=True).content.decode()
+    header = page.split('<header class="site">')[1].split("</header>")[0]
+    assert f'{reverse("signup")}?next=/campaigns/join/"' in header
+    home = client.get(reverse("home")).content.decode()
+    assert f'href="{reverse("signup")}"' in home  # the home page is no destination
+
+
+@pytest.mark.django_db
+def test_a_new_account_in_no_campaign_is_shown_how_to_start_one(client, password):
+    client.post(reverse("signup"), {"username": "ledaren", "password1": password,
+                                    "password2": password})
+    page = client.get(reverse("characters:list")).content.decode()
+    assert 'data-testid="no-campaign"' in page
+    assert f'href="{reverse("campaigns:create")}"' in page
+
+
+@pytest.mark.django_db
 @pytest.mark.parametrize("target", ["https://evil.example/", "//evil.example/x", "javascript:x"])
 def test_signup_never_redirects_off_site(client, password, target):
     response = client.post(

@@ -873,7 +873,16 @@ def test_the_engine_is_found_by_its_system_and_answers_the_protocol():
                 {"treat_ap": "10"}):
         with pytest.raises(RulesError):
             engine.new_state(bad)
-    assert engine.catalogue() == {"weapon": {}, "armour": {}}
+    # The excerpt lists no weapons: a written default set, each value's source given.
+    starter = engine.catalogue()
+    assert {kind: sorted(items) for kind, items in starter.items()} == {
+        "weapon": ["gevar", "granat", "kniv", "kpist", "pistol", "unarmed"], "armour": ["vast"]}
+    assert dict(starter["weapon"]["pistol"].sources)["reload_ap"] == (
+        "Handlingar som går över flera rundor")  # Johan's pistol: 5 AP
+    assert starter["weapon"]["pistol"].reload_ap == 5
+    assert starter["weapon"]["kpist"].damage == 3  # "en k-pist som gör 3 i skada"
+    assert starter["armour"]["vast"].protection == 2  # "ett kroppsskydd med skydd 2"
+    assert engine.unarmed == "unarmed"
     fields = engine.catalogue_fields()
     weapon = {field["key"]: field for field in fields["weapon"]}
     data = {key: field.get("initial", False if field["kind"] == "bool" else None)

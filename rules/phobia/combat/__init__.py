@@ -16,7 +16,7 @@ from typing import Any
 
 from rules.combat_kit import SystemCombat, character_command, house_values
 from rules.errors import gettext_noop as _
-from rules.phobia.combat import commands, damage, engine, events, policy, state, view
+from rules.phobia.combat import commands, damage, engine, events, policy, starter, state, view
 from rules.phobia.combat.state import ATTRIBUTE_KEYS, Encounter, HouseRules
 from rules.phobia.injuries import DEFAULT_COLUMNS, DEFAULT_PER_ROW
 
@@ -164,6 +164,13 @@ class PhobiaCombat(SystemCombat):
         goes on from the wounds of the last (the GM lets time pass in it first)."""
         c = encounter.of_character(character_id)
         return None if c is None else damage.body_of(c, encounter.seconds, encounter.name)
+
+    unarmed = starter.UNARMED
+
+    def catalogue(self) -> dict[str, dict]:
+        """The starter catalogue (`starter`): the excerpt lists no weapons, so a written
+        default set, each value's source given (the excerpt's, else "house")."""
+        return starter.starter_catalogue()
 
     def catalogue_fields(self) -> dict[str, list[dict]]:
         """The campaign catalogue's forms as data (the app builds them): per kind, each

@@ -16,7 +16,7 @@ from typing import Any
 from rules.combat_kit import SystemCombat, character_command, house_values
 from rules.errors import gettext_noop as _
 from rules.t10 import character
-from rules.t10.combat import commands, damage, engine, events, policy, state, view
+from rules.t10.combat import commands, damage, engine, events, policy, starter, state, view
 from rules.t10.combat.state import Encounter, HouseRules
 
 __all__ = ["ENGINE", "HOUSE_RULES", "T10Combat", "commands", "engine", "events", "state", "view"]
@@ -140,6 +140,13 @@ class T10Combat(SystemCombat):
         (Utmattning and Skada 0)."""
         c = encounter.of_character(character_id)
         return None if c is None else damage.body_of(c, encounter.name)
+
+    unarmed = starter.UNARMED
+
+    def catalogue(self) -> dict[str, dict]:
+        """The starter catalogue (`starter`): the excerpt lists no weapons, so a written
+        default set, each value's source given (the excerpt's, else "house")."""
+        return starter.starter_catalogue()
 
     def catalogue_fields(self) -> dict[str, list[dict]]:
         """The campaign catalogue's forms as data (the app builds them): per kind, each
