@@ -286,6 +286,7 @@ async def get_pages(app, path: str, cookie: bytes, *, times: int) -> list[int]:
 
 THREADS = 50
 SECONDS = 2.0
+MIN_ROLLS = 2  # each writer's, whatever the time it takes
 KEYS = list(rules.ATTRIBUTES + rules.SKILLS)
 
 
@@ -319,7 +320,10 @@ def test_fifty_writers_wait_in_line_and_lose_nothing(table, capsys):
         hand = hands.parse_hand("2B1T")
         start.wait(timeout=30)
         deadline[0] = deadline[0] or time.monotonic() + SECONDS
-        while time.monotonic() < deadline[0]:
+        # For SECONDS, and until this writer has rolled twice: on a slow database 50
+        # writers made 30 rolls in 2 s (PostgreSQL here, p50 744 ms a write), and the line
+        # of writers this test is about was never 50 long (issue 41: no timing in a test).
+        while time.monotonic() < deadline[0] or rolls[n] < MIN_ROLLS:
             action = rng.choice(["roll", "roll", "spend", "spend", "undo", "award"])
             began = time.perf_counter()
             try:
@@ -363,7 +367,7 @@ def test_fifty_writers_wait_in_line_and_lose_nothing(table, capsys):
 
     # Every roll is stored, and with the joins and the awards' notices the campaign's events
     # are numbered 1..N without a gap or a repeat; the counter agrees.
-    assert sum(rolls) > THREADS
+    assert min(rolls) >= MIN_ROLLS
     roll_seqs = RollEvent.objects.filter(campaign=campaign).values_list("seq", flat=True)
     assert len(roll_seqs) == sum(rolls)
     notice_seqs = NoticeEvent.objects.filter(campaign=campaign).values_list("seq", flat=True)
