@@ -480,7 +480,9 @@ def add_combatant(request, pk: int):
         if engine.unarmed and not armed:
             # Nothing chosen to attack with: its fists, where the system attacks only with
             # weapons (issue 43: a new campaign's characters could not attack at all).
-            offered = services.catalogue(encounter.campaign_id, engine).get("weapon", {})
+            catalogue = items if source == "character" else services.catalogue(
+                encounter.campaign_id, engine)  # the character's gear read it already
+            offered = catalogue.get("weapon", {})
             if engine.unarmed in offered:
                 block["weapons"] = [engine.unarmed]
         if source == "block" and request.POST.get("save_template"):

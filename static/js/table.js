@@ -111,7 +111,9 @@
       }
     };
     measure();
-    new MutationObserver(measure).observe(document.body, { childList: true, subtree: true });
+    // The tray's own changes only (its answers swap the chance box), not every log line.
+    const tray = document.querySelector(".tray");
+    if (tray) new MutationObserver(measure).observe(tray, { childList: true, subtree: true });
   }
 
   // Keep the screen awake while the table is open and in view. Browsers offer this only
