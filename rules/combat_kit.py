@@ -714,22 +714,6 @@ def event_line(state, event) -> dict:
     return line
 
 
-def log_lines(state, events, viewer: Viewer, line: Callable, evolve: Callable) -> list[dict]:
-    """The log lines of one record's events as `viewer` may read them: `line(state, event,
-    viewer)` each, `state` the encounter just before that event; the battle map's scene
-    events (rules/scene.py, alike in every system) as `scene_line` writes them."""
-    from rules.scene import EVENT_CLASSES, scene_line  # the scene module reads this one
-
-    lines = []
-    for event in events:
-        if type(event) in EVENT_CLASSES:
-            lines.append(scene_line(event, viewer.is_gm))
-        else:
-            lines.append(line(state, event, viewer))
-        state = evolve(state, event)
-    return lines
-
-
 def attack_parties(state, cmd) -> tuple:
     """An attack preview's attacker, target and weapon; a RulesError (with its template,
     so the page says it in its language) when one is not there."""

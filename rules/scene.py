@@ -4,8 +4,10 @@ cover the GM draws, and a picture under the plane.
 The scene is part of the encounter's state, changed by GM-only commands, so it is kept in
 the log with the fight: undone and redone with it, replayed with it, and brought to every
 open map by the same records that move the tokens. Each system's `Encounter` has a
-`scene: Scene` field; its commands table names `COMMANDS`, its handlers `HANDLERS` and its
-fold calls `evolve_scene` for `EVENT_TYPES`.
+`scene: Scene` field; its commands table names `COMMANDS`, its handlers `HANDLERS`, its
+fold calls `evolve_scene` for `EVENT_TYPES`, and its view writes a record's log lines with
+`log_lines` (the scene's own as `scene_line` writes them). The scene is built on
+`rules.combat_kit` as a system's package is, so the kit knows nothing of it.
 
 What the scene is to the rules: a wall or cover is drawn for everyone to see (or for the
 GM alone, `shown` false); the engines do not read it. Cover still counts in an attack
@@ -15,9 +17,11 @@ drawn cover so nobody forgets it (docs/playing.md).
 """
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from rules.combat_kit import changed, refuse, require_open
+from rules.engine import Viewer
 from rules.errors import gettext_noop as _
 
 SHAPE_KINDS = ("wall", "cover")
@@ -199,6 +203,21 @@ def scene_line(event, viewer_is_gm: bool) -> dict:
         return {"kind": kind, "set": picture is not None and not hidden,
                 "width": picture.width if picture and not hidden else None}
     return {"kind": kind}
+
+
+def log_lines(state, events, viewer: Viewer, line: Callable, evolve: Callable) -> list[dict]:
+    """The log lines of one record's events as `viewer` may read them, in every system:
+    the scene's events as `scene_line` writes them, every other as the system's `line(state,
+    event, viewer)` does, `state` the encounter just before that event (`evolve` folds
+    each in)."""
+    lines = []
+    for event in events:
+        if type(event) in EVENT_CLASSES:
+            lines.append(scene_line(event, viewer.is_gm))
+        else:
+            lines.append(line(state, event, viewer))
+        state = evolve(state, event)
+    return lines
 
 
 def visible(scene: Scene, is_gm: bool) -> dict:

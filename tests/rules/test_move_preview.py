@@ -15,9 +15,10 @@ from rules.aoristos.combat import ENGINE
 from rules.aoristos.combat import commands as C
 from rules.aoristos.combat import events as E
 from rules.aoristos.combat import figures as F
-from rules.aoristos.combat.movement import move_bands, move_plan, move_preview
+from rules.aoristos.combat.movement import move_bands, move_plan
 from rules.aoristos.combat.reading import effective_movement
 from rules.aoristos.combat.state import Combatant, Encounter
+from rules.aoristos.combat.view import move_preview
 from rules.aoristos.equipment import WEAPONS
 from rules.engine import Viewer, decode, encode
 from rules.errors import RulesError

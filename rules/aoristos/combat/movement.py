@@ -25,7 +25,7 @@ from rules.aoristos.combat.reading import (
 from rules.aoristos.combat.state import POSTURES, Combatant, Encounter
 from rules.aoristos.dice import Purpose, roll
 from rules.aoristos.success import test_hand
-from rules.combat_kit import combatant, decided, move_preview_base, refuse
+from rules.combat_kit import combatant, refuse
 from rules.errors import gettext_noop as _
 
 
@@ -179,35 +179,8 @@ def watch_triggers(state: Encounter, mover_id: str) -> list:
 # What the map shows before a move (p. 6-7, 10-11) -----------------------------------------
 
 
-def move_preview(state: Encounter, cid: str, x: float, y: float) -> dict:
-    """What a Move of `cid` to (x, y) would come to, exact by construction: refused when
-    the engine's own `decide` refuses it (`refused`: the error's code, untranslated
-    template and params), its KP by `move_plan` (p. 7) and paid as `pay` pays them: now,
-    or begun as an extended activity with the rest owed (p. 6); the foes it escapes
-    with an opposed RÖR test first (p. 10), and the watchers whose sphere it enters (p.
-    11; called only once the move is made, after an escape that went well). The numbers
-    are given for a refused move too, where they can be counted."""
-    from rules.aoristos.combat.engine import decide  # the engine imports this module
-
-    _events, refused = decided(decide, state, C.Move(cid, x, y))
-    out = move_preview_base(cid, x, y, refused, unit="KP")
-    c = state.get(cid)
-    if c is None:
-        return out
-    plan = move_plan(state, c, x, y)
-    cost = plan.cost
-    there = state.put(c.with_(x=x, y=y))
-    out.update(
-        metres=plan.metres,
-        cost=cost,
-        cp=c.cp,
-        extended=cost is not None and cost > c.cp,
-        now=0 if cost is None else min(cost, max(c.cp, 0)),
-        later=0 if cost is None else max(0, cost - max(c.cp, 0)),
-        escape=[o.id for o in plan.escaping],
-        watchers=[r.who for r in watch_triggers(there, c.id)],
-    )
-    return out
+# (A Move's preview asks the engine's own `decide`, which imports this module: it is
+# `view.move_preview`, above the engine.)
 
 
 def move_bands(state: Encounter, c: Combatant) -> list[dict]:

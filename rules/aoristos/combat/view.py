@@ -9,6 +9,7 @@ import json
 from dataclasses import replace
 from itertools import combinations
 
+from rules import scene
 from rules.aoristos.combat import commands as C
 from rules.aoristos.combat import engine as X
 from rules.aoristos.combat import events as E
@@ -21,8 +22,7 @@ from rules.aoristos.combat.attacks import (
 )
 from rules.aoristos.combat.fold import evolve
 from rules.aoristos.combat.gear import LIMBS
-from rules.aoristos.combat.movement import move_bands
-from rules.aoristos.combat.movement import move_preview as move_preview  # the engine's preview
+from rules.aoristos.combat.movement import move_bands, move_plan, watch_triggers
 from rules.aoristos.combat.outcome import hit_chance, odds
 from rules.aoristos.combat.reading import attack_is_melee, effective_movement, needs_ammo
 from rules.aoristos.combat.state import POSTURES, UNARMED, Combatant, Encounter, PendingAttack
@@ -32,11 +32,17 @@ from rules.aoristos.combat.vigilance import (
     vigilance_move,
     vigilance_options,
 )
-from rules.combat_kit import GM_VIEW, LowestDice, percent, sees_numbers, why_of
+from rules.combat_kit import (
+    GM_VIEW,
+    LowestDice,
+    decided,
+    move_preview_base,
+    percent,
+    sees_numbers,
+    why_of,
+)
 from rules.engine import Viewer, encode
 from rules.errors import RulesError
-from rules.scene import EVENT_CLASSES as SCENE_KINDS
-from rules.scene import scene_line
 
 AREA_ORDER = ("head", "torso", *LIMBS)  # the card lists the areas hit in this order
 
@@ -385,6 +391,36 @@ def actions(state: Encounter, c: Combatant) -> list[dict]:
     return out
 
 
+def move_preview(state: Encounter, cid: str, x: float, y: float) -> dict:
+    """What a Move of `cid` to (x, y) would come to, exact by construction (the map asks
+    it before a move, p. 6-7, 10-11): refused when the engine's own `decide` refuses it
+    (`refused`: the error's code, untranslated template and params), its KP by
+    `movement.move_plan` (p. 7) and paid as `pay` pays them: now, or begun as an extended
+    activity with the rest owed (p. 6); the foes it escapes with an opposed RÖR test
+    first (p. 10), and the watchers whose sphere it enters (p. 11; called only once the
+    move is made, after an escape that went well). The numbers are given for a refused
+    move too, where they can be counted."""
+    _events, refused = decided(X.decide, state, C.Move(cid, x, y))
+    out = move_preview_base(cid, x, y, refused, unit="KP")
+    c = state.get(cid)
+    if c is None:
+        return out
+    plan = move_plan(state, c, x, y)
+    cost = plan.cost
+    there = state.put(c.with_(x=x, y=y))
+    out.update(
+        metres=plan.metres,
+        cost=cost,
+        cp=c.cp,
+        extended=cost is not None and cost > c.cp,
+        now=0 if cost is None else min(cost, max(c.cp, 0)),
+        later=0 if cost is None else max(0, cost - max(c.cp, 0)),
+        escape=[o.id for o in plan.escaping],
+        watchers=[r.who for r in watch_triggers(there, c.id)],
+    )
+    return out
+
+
 def attack_preview(state: Encounter, cmd: C.Attack, viewer: Viewer = GM_VIEW) -> dict:
     """Before an attack is committed: its cost and the exact distribution of its outcome
     against the target's suggested vigilance (p. 8-13): the chance to hit, the damage,
@@ -458,68 +494,62 @@ def area_rule(setup, result) -> str:
 def describe(state: Encounter, events, viewer: Viewer) -> list[dict]:
     """The log lines of one command's events, as this viewer may read them. `state` is
     the encounter before the events (for names and who is an NPC)."""
-    lines = []
-    for event in events:
-        data = encode(event)
-        kind = data.pop("_")
-        if type(event) in SCENE_KINDS:
-            lines.append(scene_line(event, viewer.is_gm))
-            state = evolve(state, event)
-            continue
-        if kind == "CombatantAdded":
-            c = event.combatant
-            data = {"id": c.id, "name": c.name, "npc": c.npc, "side": c.side}
-            state = evolve(state, event)
-            lines.append({"kind": kind, **data})
-            continue
-        names = {}
-        if kind == "CombatStarted":
-            names["order_names"] = [state.get(cid).name for cid in event.order]
-        if kind == "Scanned":
-            names["seen_names"] = [state.get(cid).name for cid in event.seen]
-            names["test_lines"] = [
-                {
-                    "name": state.get(t[0]).name,
-                    "dice": t[1],
-                    "total": t[2],
-                    "threshold": t[3],
-                    "ok": t[4],
-                }
-                for t in event.tests
-            ]
-        for field in ("id", "attacker", "target", "mover", "who"):
-            if isinstance(data.get(field), str) and (who := state.get(data[field])) is not None:
-                names[f"{field}_name"] = who.name
-        subject = state.get(
-            data.get("id")
-            or data.get("attacker")
-            or data.get("mover")
-            or data.get("who")
-            or data.get("target")
-            or ""
-        )
-        if isinstance(data.get("weapon"), str) and subject is not None:
-            names["weapon_name"] = (subject.weapon(data["weapon"]) or UNARMED).name
-        for key in ("dropped",):
-            if data.get(key) and subject is not None:
-                names["dropped_names"] = [(subject.weapon(k) or UNARMED).name for k in data[key]]
-        if not sees_numbers(subject, viewer):
-            for private in PRIVATE.get(kind, ()):
-                data.pop(private, None)
-            data["hidden"] = True
-        if kind == "AttackResolved" and not sees_numbers(state.get(event.target), viewer):
-            for private in (
-                "strength_parts",
-                "active_strength",
-                "protection",
-                "final_strength",
-                "damage",
-            ):
-                data.pop(private, None)
-            data["hidden"] = True
-        lines.append({"kind": kind, **names, **data})
-        state = evolve(state, event)
-    return lines
+    return scene.log_lines(state, events, viewer, describe_one, evolve)
+
+
+def describe_one(state: Encounter, event, viewer: Viewer) -> dict:
+    """One event's log line (`state`: the encounter just before it)."""
+    data = encode(event)
+    kind = data.pop("_")
+    if kind == "CombatantAdded":
+        c = event.combatant
+        return {"kind": kind, "id": c.id, "name": c.name, "npc": c.npc, "side": c.side}
+    names = {}
+    if kind == "CombatStarted":
+        names["order_names"] = [state.get(cid).name for cid in event.order]
+    if kind == "Scanned":
+        names["seen_names"] = [state.get(cid).name for cid in event.seen]
+        names["test_lines"] = [
+            {
+                "name": state.get(t[0]).name,
+                "dice": t[1],
+                "total": t[2],
+                "threshold": t[3],
+                "ok": t[4],
+            }
+            for t in event.tests
+        ]
+    for field in ("id", "attacker", "target", "mover", "who"):
+        if isinstance(data.get(field), str) and (who := state.get(data[field])) is not None:
+            names[f"{field}_name"] = who.name
+    subject = state.get(
+        data.get("id")
+        or data.get("attacker")
+        or data.get("mover")
+        or data.get("who")
+        or data.get("target")
+        or ""
+    )
+    if isinstance(data.get("weapon"), str) and subject is not None:
+        names["weapon_name"] = (subject.weapon(data["weapon"]) or UNARMED).name
+    for key in ("dropped",):
+        if data.get(key) and subject is not None:
+            names["dropped_names"] = [(subject.weapon(k) or UNARMED).name for k in data[key]]
+    if not sees_numbers(subject, viewer):
+        for private in PRIVATE.get(kind, ()):
+            data.pop(private, None)
+        data["hidden"] = True
+    if kind == "AttackResolved" and not sees_numbers(state.get(event.target), viewer):
+        for private in (
+            "strength_parts",
+            "active_strength",
+            "protection",
+            "final_strength",
+            "damage",
+        ):
+            data.pop(private, None)
+        data["hidden"] = True
+    return {"kind": kind, **names, **data}
 
 
 # Numbers of an NPC that players do not see in the log.

@@ -28,7 +28,7 @@ def move_preview(state: Encounter, cid: str, x: float | None, y: float | None) -
     the engine's own `decide` refuses it (`refused`: the error's code, untranslated
     template and params), else its metres and the mode the Moved event records (lines
     261-271). The metres are given for a refused move too, where they can be counted.
-    The keys are the Aoristos preview's (rules/aoristos/combat/movement.py); a Phobia move
+    The keys are the Aoristos preview's (rules/aoristos/combat/view.py); a Phobia move
     costs nothing, so `cost` is None and the points are 0. A Move without a point has
     no preview (a RulesError)."""
     if x is None or y is None:

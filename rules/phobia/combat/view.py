@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from rules import combat_kit as K
+from rules import scene
 from rules.combat_kit import GM_VIEW, mine, name_of, percent, refuse, sees_numbers, why_of
 from rules.engine import Viewer, encode
 from rules.errors import RulesError
@@ -577,7 +578,7 @@ def test_line(test: E.Test, visible: bool) -> dict:
 def describe(state: Encounter, events, viewer: Viewer) -> list[dict]:
     """The log lines of one record's events, as this viewer may read them (`state`: the
     encounter before them)."""
-    return K.log_lines(state, events, viewer, describe_one, evolve)
+    return scene.log_lines(state, events, viewer, describe_one, evolve)
 
 
 def describe_one(state: Encounter, event, viewer: Viewer) -> dict:

@@ -12,6 +12,7 @@ from fractions import Fraction
 from typing import Any
 
 from rules import combat_kit as K
+from rules import scene
 from rules.combat_kit import GM_VIEW, mine, name_of, percent, refuse, sees_numbers, why_of
 from rules.engine import Viewer, encode
 from rules.errors import RulesError
@@ -634,7 +635,7 @@ def describe(
     """The log lines of one record's events, as this viewer may read them (`state`: the
     encounter before them; `names` as `view` takes them)."""
     one = functools.partial(describe_one, names=names)
-    return K.log_lines(state, events, viewer, one, evolve)
+    return scene.log_lines(state, events, viewer, one, evolve)
 
 
 def describe_one(
