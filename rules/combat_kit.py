@@ -4,7 +4,9 @@
 What the engines share is the shape of an encounter, not its rules: a roster of
 combatants with ids "c1", "c2", ... (values are frozen dataclasses whose mappings are
 tuples of pairs), commands parsed strictly from JSON-like data, the GM's roster commands
-(add, update, remove) and their refusals, `decide` handing each command to its handler,
+(add, update, remove) and their refusals, the commands and events alike in several
+systems (ending the encounter, a turn, a move by metres or to a point; their names and
+fields are the log's encoded form), `decide` handing each command to its handler,
 the per-viewer rule that an NPC's numbers are the GM's, and the engine object that hands
 the calls of `rules.engine.CombatEngine` to the system's modules. What differs between the
 systems (their bounds, their special fields, their wording) is passed in, never guessed
@@ -197,6 +199,12 @@ def remembering(function: Callable) -> Callable:
 _ABSENT = object()
 
 
+def trail(c, x: float, y: float) -> tuple[tuple[float, float], ...]:
+    """The round's path on the map of `c` (a combatant with `x`, `y` and `path`) with the
+    point it moves to: from where it stood first."""
+    return (*(c.path or ((c.x, c.y),)), (x, y))
+
+
 def pairs_get(pairs: tuple[tuple[str, Any], ...], key: str, default: Any = None) -> Any:
     """The value under `key` in a mapping kept as a tuple of pairs (hashable, and it
     compares by content)."""
@@ -257,6 +265,70 @@ class CombatantUpdated:
 @dataclass(frozen=True)
 class CombatantRemoved:
     id: str
+
+
+# The commands and events alike in two or three systems: a class's name and fields are its
+# encoded form in the log, so a system with the same command or event takes this one, and
+# what it does there is the system's handler's and fold's.
+
+
+@dataclass(frozen=True)
+class EndEncounter:
+    """The GM ends the encounter (every system; Phobia's and T10's by `end_encounter`)."""
+
+
+@dataclass(frozen=True)
+class EncounterEnded:
+    pass
+
+
+@dataclass(frozen=True)
+class Wake:
+    """The GM wakes an unconscious combatant (Aoristos, Phobia)."""
+
+    id: str
+
+
+@dataclass(frozen=True)
+class Woke:
+    id: str
+
+
+@quick_init  # a simulated fight makes dozens (quick_init)
+@dataclass(frozen=True)
+class Move:
+    """A move in Phobia and T10: to the map's point (`x`, `y`), its metres the straight line
+    there to the centimetre; or `metres` typed without a point (old logs, the keyboard),
+    the position unchanged. Given both, the point counts and `metres` is not read; one of
+    `x` and `y` alone, or nothing, is refused. (Aoristos moves only to a point: its own.)"""
+
+    id: str
+    metres: float | None = None
+    x: float | None = None
+    y: float | None = None
+
+
+@dataclass(frozen=True)
+class EndTurn:
+    """The combatant ends its turn (Phobia, T10)."""
+
+    id: str
+
+
+@dataclass(frozen=True)
+class Pass:
+    """No answer to the pending attack (Phobia: the target's, with no response; T10: no
+    reaction with saved AP). Aoristos' Pass, letting a reaction go, is its own."""
+
+    id: str
+
+
+@dataclass(frozen=True)
+class Acted:
+    """Another action done, by its label (Phobia, T10)."""
+
+    id: str
+    label: str
 
 
 # Commands from JSON-like data --------------------------------------------------------------
@@ -437,6 +509,45 @@ def stat_block_fields(
     }
 
 
+def weapon_names(data: Any, fields: Iterable[str], read: Callable) -> tuple[str, str]:
+    """A weapon's data (a catalogue entry, a stat block's) read as far as Phobia's and
+    T10's go alike: refused unless an object of the known `fields` only; its name and its
+    key (the name where it gives none), each read by `read` (the system's `FieldReader`).
+    The system checks them and reads the rest."""
+    if not isinstance(data, dict):
+        raise bad("weapons", "a weapon is an object")
+    unknown = set(data) - set(fields)
+    if unknown:
+        raise bad("weapons", f"unknown weapon fields: {', '.join(sorted(map(str, unknown)))}")
+    name = read("name", str, data.get("name", ""))
+    return name, read("key", str, data.get("key") or name)
+
+
+def armour_names(data: Any, field: str, read: Callable) -> tuple[str, str]:
+    """Armour's data read as far as Phobia's and T10's go alike: refused unless an object
+    of key, name, `field` (its protection: Phobia's areas, T10's Kroppsskydd) and the
+    values' sources; its name and key, as `weapon_names` reads them."""
+    if not isinstance(data, dict) or set(data) - {"key", "name", field, "sources"}:
+        raise bad("armour", f"armour is an object with key, name and {field}")
+    name = read("name", str, data.get("name", ""))
+    return name, read("key", str, data.get("key") or name)
+
+
+def add_inline_weapon(
+    values: dict, weapon, field: str, low: int, high: int, range_text: str
+) -> None:
+    """An add_combatant's `values` with `weapon` (made from a form's flat `weapon_*`
+    fields) added to its weapons, and the skill value the form gave with it (`field`,
+    `low` to `high`; refused with `range_text`, a format with field, low and high) to its
+    skills, where they do not give that skill already."""
+    values["weapons"] = (*values.get("weapons", ()), weapon)
+    value = values.get(field)
+    if value is not None:
+        if not low <= value <= high:
+            raise bad(field, range_text.format(field=field, low=low, high=high))
+        values["skills"] = {weapon.skill: value, **(values.get("skills") or {})}
+
+
 def item_from_dict(kind: str, data: Any, weapon_from_dict: Callable, armour_from_dict: Callable):
     """A campaign's own catalogue entry of `kind` ("weapon" or "armour") from its stored
     JSON; RulesError if malformed."""
@@ -594,6 +705,12 @@ def remove_combatant(state, cmd: RemoveCombatant, rng) -> list:
             name=c.name,
         )
     return [CombatantRemoved(c.id)]
+
+
+def end_encounter(state, cmd: EndEncounter, rng) -> list:
+    """The GM's EndEncounter (Phobia's and T10's): refused once it has ended."""
+    require_open(state)
+    return [EncounterEnded()]
 
 
 class LowestDice:

@@ -6,8 +6,9 @@ page), ``state`` (the encounter's values), ``commands``, ``events``, ``engine`` 
 and `evolve`: the front, handing each command to the module of the chapter that rules it:
 ``activation``, ``movement``, ``items``, ``attacks``, ``vigilance``, ``wounds``; below them
 ``reading`` and ``fold``) and ``view`` (what each viewer sees, prompts, actions and
-previews). What every system's engine does alike (the roster, reading commands, the engine
-object) is `rules.combat_kit`'s.
+previews). What every system's engine does alike (the roster, reading commands, the
+commands and events alike in several systems, the engine object) is `rules.combat_kit`'s;
+the battle map's scene `rules.scene`'s.
 """
 
 from collections.abc import Mapping

@@ -10,7 +10,16 @@ from typing import Any
 
 from rules import scene
 from rules.aoristos.combat.gear import AREAS, Armour, Weapon
-from rules.combat_kit import MAX_TEXT, FieldReader, RemoveCombatant, bad, quick_init, read_command
+from rules.combat_kit import (  # its end and wake: the kit's
+    MAX_TEXT,
+    EndEncounter,
+    FieldReader,
+    RemoveCombatant,
+    Wake,
+    bad,
+    quick_init,
+    read_command,
+)
 from rules.errors import RulesError
 
 MAX_COORD = 10_000.0
@@ -81,16 +90,6 @@ class SingleAttack:
 
     attacker: str
     target: str
-
-
-@dataclass(frozen=True)
-class EndEncounter:
-    pass
-
-
-@dataclass(frozen=True)
-class Wake:
-    id: str
 
 
 @dataclass(frozen=True)

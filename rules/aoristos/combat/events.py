@@ -9,9 +9,11 @@ from typing import Any
 
 from rules import scene
 from rules.aoristos.combat.state import Combatant
-from rules.combat_kit import (  # the roster's events are alike in every system
+from rules.combat_kit import (  # the roster's events and others alike in several systems
     CombatantRemoved,
     CombatantUpdated,
+    EncounterEnded,
+    Woke,
     quick_init,
 )
 
@@ -330,16 +332,6 @@ class ActivationEnded:
     vigilance_bonus: int
     nerve_shock: int
     cp: int
-
-
-@dataclass(frozen=True)
-class Woke:
-    id: str
-
-
-@dataclass(frozen=True)
-class EncounterEnded:
-    pass
 
 
 EVENT_TYPES = {

@@ -10,7 +10,6 @@ from rules.aoristos.combat import events as E
 from rules.aoristos.combat import figures as F
 from rules.aoristos.combat.state import (
     UNARMED,
-    Combatant,
     Encounter,
     Escape,
     Extended,
@@ -20,7 +19,7 @@ from rules.aoristos.combat.state import (
     pairs_get,
     pairs_set,
 )
-from rules.combat_kit import combatant, copied, remembering
+from rules.combat_kit import combatant, copied, remembering, trail
 from rules.errors import RulesError
 from rules.scene import EVENT_CLASSES as SCENE_KINDS
 from rules.scene import evolve_scene
@@ -29,11 +28,6 @@ from rules.scene import evolve_scene
 def spend(state: Encounter, cid: str, cost: int, **changes) -> Encounter:
     c = combatant(state, cid)
     return state.put(c.with_(cp=max(0, c.cp - cost), **changes))
-
-
-def trail(c: Combatant, x: float, y: float) -> tuple[tuple[float, float], ...]:
-    """The round's path of `c` with the point it moves to: from where it stood first."""
-    return (*(c.path or ((c.x, c.y),)), (x, y))
 
 
 def fold(state: Encounter, event) -> Encounter:

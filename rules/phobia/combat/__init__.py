@@ -8,7 +8,8 @@ them ``reading`` and ``fold``), ``movement`` (what the battle map shows of a mov
 it is made) and ``view`` (what each viewer sees, prompts, previews and log lines).
 Damage, the serious-injury table and bleeding are `rules.phobia.injuries`'; tests and
 odds `rules.phobia.success`'. What every system's engine does alike (the roster, reading
-commands, the engine object) is `rules.combat_kit`'s.
+commands, the commands and events alike in several systems, the engine object) is
+`rules.combat_kit`'s; the battle map's scene `rules.scene`'s.
 """
 
 from collections.abc import Mapping

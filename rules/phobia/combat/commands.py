@@ -10,13 +10,21 @@ from dataclasses import dataclass
 from typing import Any
 
 from rules import scene
-from rules.combat_kit import (
+from rules.combat_kit import (  # its end, wake, move, end_turn, pass: the kit's
+    EndEncounter,
+    EndTurn,
     FieldReader,
+    Move,
+    Pass,
     RemoveCombatant,
+    Wake,
+    add_inline_weapon,
+    armour_names,
     bad,
     quick_init,
     read_command,
     stat_block_fields,
+    weapon_names,
 )
 from rules.phobia.combat.state import AREAS, DAMAGE_TYPES, RESPONSES, Armour, Weapon
 
@@ -135,16 +143,6 @@ class Treat:
     code: str
 
 
-@dataclass(frozen=True)
-class Wake:
-    id: str
-
-
-@dataclass(frozen=True)
-class EndEncounter:
-    pass
-
-
 # A combatant's own ---------------------------------------------------------------------------
 
 
@@ -172,29 +170,11 @@ class Attack:
 
 
 @dataclass(frozen=True)
-class Move:
-    """A move (lines 261-271; Förflytta sig, lines 724-729): to the map's point (`x`, `y`),
-    its metres the straight line there to the centimetre; or `metres` typed without a
-    point (old logs, the keyboard), the position unchanged. Given both, the point wins and
-    `metres` is not read; one of `x` and `y` alone, or nothing, is refused."""
-
-    id: str
-    metres: float | None = None
-    x: float | None = None
-    y: float | None = None
-
-
-@dataclass(frozen=True)
 class Act:
     """Another active action (Ladda om, Använda färdighet, ...: lines 755-766)."""
 
     id: str
     label: str = ""
-
-
-@dataclass(frozen=True)
-class EndTurn:
-    id: str
 
 
 @quick_init  # a simulated fight makes dozens (combat_kit.quick_init)
@@ -207,13 +187,6 @@ class Respond:
     skill: str = ""
     weapon: str = ""
     area: str | None = None  # a shot back's
-
-
-@dataclass(frozen=True)
-class Pass:
-    """The target answers the pending attack with no response."""
-
-    id: str
 
 
 COMMANDS: dict[str, type] = {
@@ -229,11 +202,11 @@ COMMANDS: dict[str, type] = {
     "end": EndEncounter,
     "declare": Declare,
     "attack": Attack,
-    "move": Move,
+    "move": Move,  # lines 261-271; Förflytta sig, lines 724-729 (rounds._move)
     "act": Act,
     "end_turn": EndTurn,
     "respond": Respond,
-    "pass": Pass,
+    "pass": Pass,  # the target answers the pending attack with no response
     **scene.COMMANDS,  # the battle map's walls, cover and picture (GM)
 }
 COMMAND_NAMES = {cls: name for name, cls in COMMANDS.items()}
@@ -265,18 +238,13 @@ def _value_entry(name: str, key: Any, item: Any) -> tuple[str, int]:
 
 
 _convert = FieldReader(max_number=MAX_COORD, entry=_value_entry)
+WEAPON_FIELDS = {"key", "name", "damage", "damage_type", "skill", "ranged", "sources"}
 
 
 def weapon_from_dict(data: Any) -> Weapon:
     """A weapon from {"key", "name", "damage" (ObT6s, 1-20), "damage_type" (P/K/H),
     "skill", "ranged"}; RulesError if malformed."""
-    if not isinstance(data, dict):
-        raise bad("weapons", "a weapon is an object")
-    unknown = set(data) - {"key", "name", "damage", "damage_type", "skill", "ranged", "sources"}
-    if unknown:
-        raise bad("weapons", f"unknown weapon fields: {', '.join(sorted(map(str, unknown)))}")
-    name = _convert("name", str, data.get("name", ""))
-    key = _convert("key", str, data.get("key") or name)
+    name, key = weapon_names(data, WEAPON_FIELDS, _convert)
     damage = _convert("damage", int, data.get("damage"))
     damage_type = _convert("damage_type", str, data.get("damage_type", "")).upper()
     skill = _convert("skill", str, data.get("skill", ""))
@@ -294,10 +262,7 @@ def weapon_from_dict(data: Any) -> Weapon:
 
 def armour_from_dict(data: Any) -> Armour:
     """Armour from {"key", "name", "areas": [[area, protection], ...] or {area: n}}."""
-    if not isinstance(data, dict) or set(data) - {"key", "name", "areas", "sources"}:
-        raise bad("armour", "armour is an object with key, name and areas")
-    name = _convert("name", str, data.get("name", ""))
-    key = _convert("key", str, data.get("key") or name)
+    name, key = armour_names(data, "areas", _convert)
     raw = data.get("areas", ())
     pairs = list(raw.items()) if isinstance(raw, dict) else raw
     if not isinstance(pairs, (list, tuple)) or len(pairs) > len(AREAS):
@@ -342,10 +307,5 @@ def parse_command(data: Any, *, weapons=None, armour=None) -> Any:
                 "ranged": values.get("weapon_ranged", False),
             }
         )
-        values["weapons"] = (*values.get("weapons", ()), inline)
-        chance = values.get("weapon_chance")
-        if chance is not None:
-            if not 0 <= chance <= 99:
-                raise bad("weapon_chance", "weapon_chance must be 0-99")
-            values["skills"] = {inline.skill: chance, **(values.get("skills") or {})}
+        add_inline_weapon(values, inline, "weapon_chance", 0, 99, "{field} must be {low}-{high}")
     return cls(**values)

@@ -7,7 +7,14 @@ of its events. Each event names its combatants by id.
 from dataclasses import dataclass
 
 from rules import scene
-from rules.combat_kit import CombatantRemoved, CombatantUpdated, quick_init  # alike in every system
+from rules.combat_kit import (  # the roster's events and others alike in several systems
+    Acted,
+    CombatantRemoved,
+    CombatantUpdated,
+    EncounterEnded,
+    Woke,
+    quick_init,
+)
 from rules.phobia.combat.state import Combatant, Injury
 from rules.phobia.injuries import Bleeding
 
@@ -99,12 +106,6 @@ class Moved:
     action: bool
     x: float | None = None
     y: float | None = None
-
-
-@dataclass(frozen=True)
-class Acted:
-    id: str
-    label: str
 
 
 @dataclass(frozen=True)
@@ -268,16 +269,6 @@ class TimeAdvanced:
 class Treated:
     id: str
     code: str
-
-
-@dataclass(frozen=True)
-class Woke:
-    id: str
-
-
-@dataclass(frozen=True)
-class EncounterEnded:
-    pass
 
 
 EVENT_TYPES = {

@@ -1,13 +1,13 @@
 """`evolve(state, event)`: what each event of a Phobia encounter does to it (lines
-613-804, 806-1130), `wound`: a hit's boxes, injury, ongoing effects and losses taken
-onto a combatant, and `trail`: the round's path on the map.
+613-804, 806-1130), and `wound`: a hit's boxes, injury, ongoing effects and losses taken
+onto a combatant (the round's path on the map is `combat_kit.trail`).
 
 It never rolls (every die is in the event), so replaying the stored events rebuilds the
 state exactly; the handlers fold their own events in with it to see what follows, and
 `engine` hands it to the engine object.
 """
 
-from rules.combat_kit import combatant, copied, remembering
+from rules.combat_kit import combatant, copied, remembering, trail
 from rules.errors import RulesError
 from rules.phobia.combat import events as E
 from rules.phobia.combat.state import (
@@ -34,11 +34,6 @@ ROUND_RESET = dict(
     fled=False,
     path=(),  # the map's trail is the round's
 )
-
-
-def trail(c: Combatant, x: float, y: float) -> tuple[tuple[float, float], ...]:
-    """The round's path of `c` with the point it moves to: from where it stood first."""
-    return (*(c.path or ((c.x, c.y),)), (x, y))
 
 
 def wound(c: Combatant, event: E.Wounded, now: int) -> Combatant:

@@ -7,7 +7,8 @@ the handlers by the text's sections under it (``rounds``, ``actions``, ``attacks
 ``damage``; below them ``reading`` and ``fold``) and ``view`` (what each viewer sees,
 prompts, previews and log lines). Rolls are `rules.t10.rolls`'; a character's values
 `rules.t10.character`'s. What every system's engine does alike (the roster, reading
-commands, the engine object) is `rules.combat_kit`'s.
+commands, the commands and events alike in several systems, the engine object) is
+`rules.combat_kit`'s; the battle map's scene `rules.scene`'s.
 """
 
 from collections.abc import Mapping

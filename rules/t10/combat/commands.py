@@ -11,13 +11,20 @@ from dataclasses import MISSING, dataclass
 from typing import Any
 
 from rules import scene
-from rules.combat_kit import (
+from rules.combat_kit import (  # its end, move, end_turn, pass: the kit's
+    EndEncounter,
+    EndTurn,
     FieldReader,
+    Move,
+    Pass,
     RemoveCombatant,
+    add_inline_weapon,
+    armour_names,
     bad,
     quick_init,
     read_command,
     stat_block_fields,
+    weapon_names,
 )
 from rules.t10.character import ABILITIES, SKILLS
 from rules.t10.combat.state import MAX_PROTECTION, MODES, STANCES, Armour, Weapon
@@ -122,11 +129,6 @@ class Damage:
     label: str = ""
 
 
-@dataclass(frozen=True)
-class EndEncounter:
-    pass
-
-
 # A combatant's own: actions that cost AP ---------------------------------------------------
 
 
@@ -143,20 +145,6 @@ class Attack:
     distance: float | None = None
     mode: str | None = None
     modifier: int = 0
-
-
-@quick_init  # a simulated fight makes dozens (combat_kit.quick_init)
-@dataclass(frozen=True)
-class Move:
-    """Förflyttning, paid per metre (house rule `metres_per_ap`): to the point (`x`, `y`)
-    on the map, its metres the straight line there (to the centimetre), or `metres` typed
-    without a point (old logs, the typed form: the position stays). Given both, the
-    point counts and `metres` is ignored."""
-
-    id: str
-    metres: float | None = None
-    x: float | None = None
-    y: float | None = None
 
 
 @dataclass(frozen=True)
@@ -236,20 +224,6 @@ class Act:
     ap: int
 
 
-@dataclass(frozen=True)
-class EndTurn:
-    """End the turn: the AP left are saved (sparade AP) until the round ends."""
-
-    id: str
-
-
-@dataclass(frozen=True)
-class Pass:
-    """No reaction to the pending attack."""
-
-    id: str
-
-
 COMMANDS: dict[str, type] = {
     "add_combatant": AddCombatant,
     "update_combatant": UpdateCombatant,
@@ -259,7 +233,7 @@ COMMANDS: dict[str, type] = {
     "damage": Damage,
     "end": EndEncounter,
     "attack": Attack,
-    "move": Move,
+    "move": Move,  # Förflyttning, paid per metre (house rule `metres_per_ap`)
     "cover": Cover,
     "stance": Stance,
     "fire_mode": FireMode,
@@ -269,8 +243,8 @@ COMMANDS: dict[str, type] = {
     "recover": Recover,
     "test": SkillRoll,
     "act": Act,
-    "end_turn": EndTurn,
-    "pass": Pass,
+    "end_turn": EndTurn,  # the AP left are saved (sparade AP) until the round ends
+    "pass": Pass,  # no reaction to the pending attack
 }
 COMMAND_NAMES = {cls: name for name, cls in COMMANDS.items()}
 COMMANDS.update(scene.COMMANDS)  # the battle map's walls, cover and picture (GM)
@@ -319,13 +293,7 @@ def weapon_from_dict(data: Any) -> Weapon:
     "single_modifier"/"auto_modifier" as the catalogue's form posts them), "damage",
     "attack_ap", "reload_ap", "stance_ap", "magazine" (0: not counted), "explosive",
     "damage_on_miss"}; RulesError if malformed."""
-    if not isinstance(data, dict):
-        raise bad("weapons", "a weapon is an object")
-    unknown = set(data) - WEAPON_FIELDS
-    if unknown:
-        raise bad("weapons", f"unknown weapon fields: {', '.join(sorted(map(str, unknown)))}")
-    name = _convert("name", str, data.get("name", ""))
-    key = _convert("key", str, data.get("key") or name)
+    name, key = weapon_names(data, WEAPON_FIELDS, _convert)
     if not name or not key or len(key) > MAX_KEY:
         raise bad("weapons", "a weapon needs a name (and a key of at most 40 characters)")
     skill = _convert("skill", str, data.get("skill", ""))
@@ -371,10 +339,7 @@ def weapon_from_dict(data: Any) -> Weapon:
 
 def armour_from_dict(data: Any) -> Armour:
     """Armour from {"key", "name", "protection" (0-10)}."""
-    if not isinstance(data, dict) or set(data) - {"key", "name", "protection", "sources"}:
-        raise bad("armour", "armour is an object with key, name and protection")
-    name = _convert("name", str, data.get("name", ""))
-    key = _convert("key", str, data.get("key") or name)
+    name, key = armour_names(data, "protection", _convert)
     if not name or not key or len(key) > MAX_KEY:
         raise bad("armour", "armour needs a name (and a key of at most 40 characters)")
     protection = _convert("protection", int, data.get("protection", 0))
@@ -425,10 +390,7 @@ def parse_command(data: Any, *, weapons=None, armour=None) -> Any:
         raise bad("skill", f"unknown skill {values['skill']!r}")
     if cls is AddCombatant and values.get("weapon_name"):
         inline = _inline_weapon(values)
-        values["weapons"] = (*values.get("weapons", ()), inline)
-        bonus = values.get("weapon_bonus")
-        if bonus is not None:
-            if not -30 <= bonus <= 30:
-                raise bad("weapon_bonus", "weapon_bonus must be -30 to 30")
-            values["skills"] = {inline.skill: bonus, **(values.get("skills") or {})}
+        add_inline_weapon(
+            values, inline, "weapon_bonus", -30, 30, "{field} must be {low} to {high}"
+        )
     return cls(**values)

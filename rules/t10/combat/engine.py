@@ -268,17 +268,12 @@ def _update(state: Encounter, cmd: C.UpdateCombatant, rng):
     return [K.updated(c.id, changes)]
 
 
-def _end(state: Encounter, cmd, rng):
-    require_open(state)
-    return [E.EncounterEnded()]
-
-
 HANDLERS = {
     C.AddCombatant: _add,
     C.UpdateCombatant: _update,
     C.RemoveCombatant: K.remove_combatant,
     **scene.HANDLERS,
-    C.EndEncounter: _end,
+    C.EndEncounter: K.end_encounter,
     **rounds.HANDLERS,
     **damage.HANDLERS,
     **actions.HANDLERS,

@@ -9,7 +9,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from rules import scene
-from rules.combat_kit import CombatantRemoved, CombatantUpdated, quick_init  # alike in every system
+from rules.combat_kit import (  # the roster's events and others alike in several systems
+    Acted,
+    CombatantRemoved,
+    CombatantUpdated,
+    EncounterEnded,
+    quick_init,
+)
 from rules.t10.combat.state import Combatant
 from rules.t10.rolls import Outcome
 
@@ -136,12 +142,6 @@ class Reloaded:
     id: str
     weapon: str
     rounds: int
-
-
-@dataclass(frozen=True)
-class Acted:
-    id: str
-    label: str
 
 
 @dataclass(frozen=True)
@@ -285,11 +285,6 @@ class RoundEnded:
 
     round: int
     fatigue: tuple[tuple[str, int], ...]
-
-
-@dataclass(frozen=True)
-class EncounterEnded:
-    pass
 
 
 EVENT_TYPES = {

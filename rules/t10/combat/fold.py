@@ -6,14 +6,13 @@ state exactly; the handlers fold their own events in with it to see what follows
 `engine` hands it to the engine object.
 """
 
-from rules.combat_kit import combatant, copied, remembering
+from rules.combat_kit import combatant, copied, remembering, trail
 from rules.errors import RulesError
 from rules.scene import EVENT_CLASSES as SCENE_KINDS
 from rules.scene import evolve_scene
 from rules.t10.combat import events as E
 from rules.t10.combat.state import (
     Begun,
-    Combatant,
     Encounter,
     Pending,
     Reaction,
@@ -26,11 +25,6 @@ def fold(state: Encounter, events) -> Encounter:
     for event in events:
         state = evolve(state, event)
     return state
-
-
-def trail(c: Combatant, x: float, y: float) -> tuple[tuple[float, float], ...]:
-    """The round's path of `c` with the point it moves to: from where it stood first."""
-    return (*(c.path or ((c.x, c.y),)), (x, y))
 
 
 def _put(state: Encounter, cid: str, **changes) -> Encounter:
