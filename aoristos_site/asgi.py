@@ -5,7 +5,7 @@ pages are sync Django views; under Django's ASGI handler every sync middleware c
 thread hop, which measured several times slower than WSGI on these machines. So the
 router hands page requests to Django's WSGI handler in a thread pool, one hop there and
 one back per request (`aoristos_site.pages`), and keeps the event loop for what needs
-it: the live table's streams under STREAM_PREFIX, served by `table.stream`, a plain ASGI
+it: the live table's streams under STREAM_PREFIX, served by `campaign_log.stream`, a plain ASGI
 application that holds no thread and no database connection per open page.
 """
 
@@ -20,7 +20,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "aoristos_site.settings")
 django_wsgi_app = get_wsgi_application()  # sets Django up
 
 from aoristos_site.pages import PageApplication  # noqa: E402  (after Django is set up)
-from table import stream  # noqa: E402
+from campaign_log import stream  # noqa: E402
 
 # The event loop that relays a roll to every open page waits for the GIL while a page
 # thread runs Django; Python hands it over every "switch interval", 5 ms by default, so

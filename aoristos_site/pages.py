@@ -12,7 +12,7 @@ collects the whole answer, and the loop sends it: one hop there and one back.
 That fits this site: request bodies are small forms and JSON (Django refuses bodies over
 `DATA_UPLOAD_MAX_MEMORY_SIZE` anyway; a body over `MAX_BODY_BYTES` is refused here with
 413 before Django sees it) and answers are pages, fragments and small static files. The
-live stream, the one answer that never ends, does not come here (`table.stream`).
+live stream, the one answer that never ends, does not come here (`campaign_log.stream`).
 """
 
 import asyncio

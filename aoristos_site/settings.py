@@ -97,6 +97,7 @@ INSTALLED_APPS = [
     "core",
     "characters",
     "campaigns",
+    "campaign_log",
     "table",
     "combat",
     "archive",

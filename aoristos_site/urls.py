@@ -16,6 +16,7 @@ urlpatterns = [
     path("", include("archive.urls")),
     path("characters/", include("characters.urls")),
     path("campaigns/", include("campaigns.urls")),
+    path("", include("campaign_log.urls")),
     path("", include("table.urls")),
     path("", include("combat.urls")),
     path("api/v1/", include("characters.api_urls")),

@@ -350,7 +350,7 @@ class CampaignExport:
     # A player's archive -------------------------------------------------------------------
 
     def player_members(self) -> Iterator[tuple[str, Iterator[bytes]]]:
-        from table.services import events_after
+        from campaign_log.reading import events_after
 
         c = self.campaign
         me = self.membership.user_id

@@ -7,7 +7,7 @@ view at /bench-floor/campaigns/<id>/roll/. That view does what every roll must, 
 nothing else: a logged-in user (the session, as `login_required` reads it), a POST
 that passed CSRF (the middleware, with the token as the tray's htmx POST sends it), the
 campaign's membership (404 for non-members), and ONE INSERT of a RollEvent with the
-campaign's next number (`table.numbering.insert_numbered`, the statement a roll makes,
+campaign's next number (`campaign_log.numbering.insert_numbered`, the statement a roll makes,
 idempotency key included) with fixed dice: no form, no rules, no payload, no broadcast,
 no template; a 2-byte answer.
 
@@ -37,11 +37,11 @@ from django.utils import timezone  # noqa: E402
 from django.views.decorators.http import require_POST  # noqa: E402
 
 from aoristos_site.urls import urlpatterns as site_patterns  # noqa: E402
+from campaign_log.numbering import insert_numbered  # noqa: E402
 from campaigns.access import get_membership  # noqa: E402
 from campaigns.models import Membership  # noqa: E402
 from core.db import idempotency  # noqa: E402
 from table.models import RollEvent  # noqa: E402
-from table.numbering import insert_numbered  # noqa: E402
 
 # The columns a roll stores (table.services.INSERTED) and its idempotency index.
 INSERTED = (

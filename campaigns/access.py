@@ -21,6 +21,7 @@ from django.contrib.auth import (
     load_backend,
 )
 from django.contrib.auth.backends import ModelBackend
+from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import connection
 from django.http import Http404
@@ -76,6 +77,21 @@ def get_membership(request, pk: int, *, gm: bool = False) -> Membership | None:
     if gm and not membership.is_gm:
         raise PermissionDenied
     return membership
+
+
+def member_view(view):
+    """``login_required`` and ``get_campaign`` in one: the view gets the user's membership
+    with its campaign and user, read in one query (``campaigns.access.get_membership``).
+    The anonymous are sent to log in, non-members get 404."""
+
+    @functools.wraps(view)
+    def wrapper(request, pk: int, *args, **kwargs):
+        membership = get_membership(request, pk)
+        if membership is None:
+            return redirect_to_login(request.get_full_path())
+        return view(request, membership, *args, **kwargs)
+
+    return wrapper
 
 
 def _membership_from_session(request, pk: int) -> Membership | None:

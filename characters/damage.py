@@ -43,3 +43,16 @@ def damage_context(character: Character, house: dict) -> dict | None:
             if sheet["recorded"]:
                 return context | {"encounter": encounter, "sheet": sheet}
     return context | {"sheet": draw(None, character.pk, house)}
+
+
+def latest_body(character, campaign_id: int) -> tuple[dict, bool]:
+    """What the character's newest fight in the campaign left on it (its engine's body:
+    {} unhurt or in none) and whether that fight goes on: one query for the fights and the
+    newest one's folded state (`combat.services.latest_body`)."""
+    from combat import services  # combat builds on characters
+
+    try:
+        engine = engine_for(character.rule_system)
+    except RulesError:
+        return {}, False
+    return services.latest_body(campaign_id, engine, character.pk)

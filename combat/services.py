@@ -36,13 +36,13 @@ from django.utils.html import strip_tags
 from django.utils.text import Truncator
 from django.utils.translation import get_language
 
+from campaign_log.broadcast import get_broadcaster
+from campaign_log.numbering import insert_numbered, public_payload
 from combat import scoped
 from combat.models import CatalogueItem, CombatRecord, Encounter
 from rules.engine import REDO, UNDO, Record, Replay, Viewer, decode, encode, engine_for, replay
 from rules.engine import replay_step as fold_step
 from rules.errors import RulesError
-from table.broadcast import get_broadcaster
-from table.numbering import insert_numbered, public_payload
 
 log = logging.getLogger(__name__)
 
@@ -439,7 +439,7 @@ INSERTED = (
 
 def insert_record(record: CombatRecord) -> bool:
     """Store `record` as the campaign's next event and its encounter's next version, in one
-    statement (`table.numbering.insert_numbered`); set its pk and seq. False when that
+    statement (`campaign_log.numbering.insert_numbered`); set its pk and seq. False when that
     version is taken (nothing stored): of two records of one version the unique
     (encounter, version) keeps the first. The trigger of combat migration 0002 moves the
     encounter's ``version`` up to the record's inside the statement."""
@@ -578,7 +578,7 @@ def check_actor(encounter, engine, before: Replay, command, membership) -> None:
 
 def record_payload(record: CombatRecord, engine) -> dict:
     """A record as the table's stream carries it: the GM's lines, and the players' under
-    "players" (`table.services.visible` swaps them in)."""
+    "players" (`campaign_log.audiences.visible` swaps them in)."""
     return public_payload(
         record,
         "combat",

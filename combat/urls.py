@@ -1,12 +1,13 @@
 from django.urls import path
 
-from combat import api, catalogue, simulation_views, views
+from combat import api, catalogue, prompt_views, simulation_views, views
 
 app_name = "combat"
 urlpatterns = [
     path("campaigns/<id:pk>/encounters/", views.encounter_list, name="list"),
     path("campaigns/<id:pk>/catalogue/", catalogue.catalogue_page, name="catalogue"),
     path("campaigns/<id:pk>/chronicle/", views.chronicle_page, name="chronicle"),
+    path("campaigns/<id:pk>/table/prompts/", prompt_views.prompts, name="prompts"),
     path(
         "campaigns/<id:pk>/catalogue/<id:item_pk>/delete/",
         catalogue.catalogue_delete,

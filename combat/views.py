@@ -22,6 +22,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
+from campaign_log.reading import events_page
 from campaigns import scoped
 from campaigns.access import get_campaign, get_membership
 from combat import battle_map, fight_story, running, services
@@ -31,7 +32,6 @@ from combat.templatetags.aoristos_combat import refusal, translated
 from core.params import ascii_digits, strict_int
 from rules.engine import engine_for
 from rules.errors import RulesError
-from table import services as table_services
 
 # Form fields that stay text whatever they look like; the rest become numbers or booleans
 # when they look like one (the engine's parser is strict about types).
@@ -291,7 +291,7 @@ def encounter_list(request, pk: int):
 @member_view
 def encounter_page(request, pk: int):
     encounter, membership = encounter_for(request, pk)
-    events, older = table_services.events_page(
+    events, older = events_page(
         encounter.campaign_id, before=None, is_gm=membership.is_gm
     )
     context = page_context(request, encounter, membership, rolls=events, older=older,
@@ -334,7 +334,7 @@ def answer(request, encounter, membership, *, error: str = "", status: int = 200
                                typed=typed or {})
         return render(request, "combat/encounter.html#state", context, status=status)
     if error:
-        events, older = table_services.events_page(
+        events, older = events_page(
             encounter.campaign_id, before=None, is_gm=membership.is_gm
         )
         context = page_context(request, encounter, membership, result, error=error,

@@ -19,7 +19,7 @@ database threads too). Redis is back when a request completes after a probe of t
 cache answers (at most one probe per `PROBE_SECONDS` in a process).
 
 The state is per process and thread-safe; pages (core.middleware, core.views) and the
-live table's streams (table.stream) share it through `note()`.
+live table's streams (campaign_log.stream) share it through `note()`.
 """
 
 import logging

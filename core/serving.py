@@ -5,7 +5,7 @@ granian runs `workers` processes (WORKERS, default 1). Each is a whole server pr
 its own: its own streams, page threads, database connections and stream cap
 (`core.limits.max_streams()`, read in each process from the same open-file limit), and
 granian's `--backpressure` counts per worker too, so the cap stays below it in every
-worker. Several workers share the live table only through Redis (`table.broadcast`):
+worker. Several workers share the live table only through Redis (`campaign_log.broadcast`):
 `check_workers` refuses more than one without REDIS_URL.
 """
 
@@ -17,7 +17,7 @@ from core.limits import max_streams
 # Requests in flight besides the streams: pages keep answering when every stream is open.
 PAGE_BACKPRESSURE = 256
 # A worker still busy this long after SIGTERM/SIGINT is stopped anyway (the streams end
-# themselves at once: `table.stream`), so the server exits within 3 s.
+# themselves at once: `campaign_log.stream`), so the server exits within 3 s.
 KILL_TIMEOUT_SECONDS = 2
 
 SITE = "aoristos_site.asgi:application"

@@ -9,8 +9,8 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from campaigns import scoped
+from characters.damage import latest_body
 from rules import RulesError
-from rules.engine import engine_for
 from table.models import RollEvent
 from table.services import open_situation
 
@@ -425,19 +425,6 @@ class EnteredTestForm(forms.Form):
             return system.plan_test(values, request, house)
         except RulesError as error:
             raise forms.ValidationError(gettext(str(error))) from error
-
-
-def latest_body(character, campaign_id: int) -> tuple[dict, bool]:
-    """What the character's newest fight in the campaign left on it (its engine's body:
-    {} unhurt or in none) and whether that fight goes on: one query for the fights and the
-    newest one's folded state (`combat.services.latest_body`)."""
-    from combat import services  # combat builds on the table
-
-    try:
-        engine = engine_for(character.rule_system)
-    except RulesError:
-        return {}, False
-    return services.latest_body(campaign_id, engine, character.pk)
 
 
 def param_field(param) -> forms.Field:

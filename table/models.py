@@ -94,7 +94,7 @@ class MembershipEvent(models.Model):
     """A player joined or left the table, numbered in the same sequence as the rolls.
 
     Open streams read it in order with everything else: the stream of the membership that
-    was removed ends at this event and gets nothing after it (`table.stream`).
+    was removed ends at this event and gets nothing after it (`campaign_log.stream`).
     """
 
     class Kind(models.TextChoices):

@@ -1,19 +1,19 @@
-"""Rolling at the live table: every die on the server, every roll numbered and broadcast."""
+"""Rolling at the live table: every die on the server, every roll numbered and broadcast;
+and the table's other events of the campaign's log, membership changes and notices.
 
-import datetime
-import functools
-import json
+How the log reads and shows them is `campaign_log`'s; what it needs of these kinds is in
+`table.log_kinds`."""
+
 import secrets
 
-from django.db import connection, transaction
 from django.utils import timezone
 
+from campaign_log.broadcast import publish_on_commit
+from campaign_log.numbering import insert_numbered, next_seq, public_payload
 from campaigns.models import Campaign
 from rules.aoristos import dice
 from rules.errors import RulesError
-from table.broadcast import get_broadcaster
 from table.models import MembershipEvent, NoticeEvent, RollEvent
-from table.numbering import insert_numbered, next_seq, public_payload
 
 rng = secrets.SystemRandom()  # tests replace it with scripted dice
 
@@ -64,9 +64,7 @@ def store_and_publish(event: RollEvent) -> RollEvent:
         return RollEvent.objects.select_related("campaign", "actor", "character").get(
             actor=event.actor, idempotency_key=event.idempotency_key
         )
-    message = payload(event)
-    campaign_id = event.campaign_id
-    transaction.on_commit(lambda: get_broadcaster().publish(campaign_id, message))
+    publish_on_commit(event.campaign_id, payload(event))
     return event
 
 
@@ -350,240 +348,6 @@ def faces(rolled: list[int], counted: list[int]) -> list[dict]:
     return marked
 
 
-SECRET_FIELDS = ("seq", "kind", "actor", "secret", "created_at", "time")
-
-
-def visible(message, *, is_gm: bool) -> dict:
-    """What a viewer may see of an event: a secret roll is the GM's alone; the others learn
-    only that the GM rolled in secret (no hand, dice, label or result). An event with a
-    "players" part (a combat record, whose NPC numbers are the GM's) shows players that
-    part instead."""
-    if message["secret"] and not is_gm:
-        return {key: message[key] for key in SECRET_FIELDS}
-    shown = dict(message)
-    players = shown.pop("players", None)
-    if players is not None and not is_gm:
-        shown.update(players)
-    return shown
-
-
-def whole_for_everyone(message) -> bool:
-    """Whether every member may see all of `message` (`visible` gives players all of
-    it): what may travel to other server processes whole (`table.broadcast`). A secret
-    roll, or a record whose players' part differs from the GM's, may not."""
-    if message["secret"]:
-        return False
-    players = message.get("players")
-    return players is None or all(message.get(key) == value for key, value in players.items())
-
-
-def events_after(campaign_id: int, after: int, *, is_gm: bool, limit: int = 500) -> list[dict]:
-    """Stored events (rolls, membership changes, notices, combat records) with seq > after,
-    oldest first, at most `limit`, as this viewer may see them: one query (`log_rows`),
-    one snapshot, so what commits during the read is either all there or after the last
-    one returned: never a later number without an earlier one.
-
-    What the live stream catches up with: a combat record comes as it was stored, not
-    marked ``undone`` (the page greys it when the undo's own line arrives after it)."""
-    return [visible(message, is_gm=is_gm) for message in log_rows(campaign_id, after, limit)]
-
-
-NO_END = 2**63 - 1  # above every seq: "no bound" for `log_numbers`
-SOURCES = ("roll", "member", "notice", "combat")  # `log_numbers`' source index -> table
-
-
-@functools.cache
-def _log_numbers_sql(vendor: str, newest_first: bool) -> str:
-    """One statement over the four event tables: each table's `limit` next numbers (its
-    (campaign, seq) index), merged and cut to `limit`. One statement is one snapshot on
-    PostgreSQL and on SQLite, whatever transaction it runs in."""
-    from combat.models import CombatRecord
-
-    qn = connection.ops.quote_name
-    compare, order = ("<", "DESC") if newest_first else (">", "ASC")
-    tables = (RollEvent, MembershipEvent, NoticeEvent, CombatRecord)
-    arms = " UNION ALL ".join(
-        f"SELECT * FROM (SELECT {qn('seq')}, {source} AS source, {qn('id')} "
-        f"FROM {qn(model._meta.db_table)} "
-        f"WHERE {qn('campaign_id')} = %s AND {qn('seq')} {compare} %s "
-        f"ORDER BY {qn('seq')} {order} LIMIT %s) AS t{source}"
-        for source, model in enumerate(tables)
-    )
-    return f"{arms} ORDER BY 1 {order} LIMIT %s"
-
-
-def log_numbers(campaign_id: int, *, after: int | None = None, before: int | None = None,
-                limit: int) -> list[tuple[int, int, int]]:
-    """The campaign's next `limit` events after `after` (oldest first) or, with `before`,
-    its `limit` newest before it (newest first): (seq, source, pk) triples, read in one
-    statement. Events are numbered under the campaign row's lock and commit in that order,
-    so a snapshot holds every number up to its newest."""
-    newest_first = after is None
-    bound = (NO_END if before is None else before) if newest_first else after
-    params = [campaign_id, bound, limit] * len(SOURCES) + [limit]
-    with connection.cursor() as cursor:
-        cursor.execute(_log_numbers_sql(connection.vendor, newest_first), params)
-        return [tuple(row) for row in cursor.fetchall()]
-
-
-# The columns `log_rows` reads from every event table, with their SQL types (a column a
-# table lacks is a typed NULL, which PostgreSQL needs to merge the arms).
-LOG_COLUMNS = (
-    ("created_at", None), ("kind", "text"), ("who", "text"), ("character", "text"),
-    ("label", "text"), ("hand", "text"), ("dice", "text"), ("counted", "text"),
-    ("result", "integer"), ("test_base", "integer"), ("threshold", "integer"),
-    ("secret", "boolean"), ("data", "text"), ("public", "text"), ("ref", "bigint"),
-    ("version", "integer"), ("system", "text"), ("encounter_kind", "text"),
-)
-
-
-@functools.cache
-def _log_rows_sql(vendor: str) -> str:
-    """One statement over the four event tables, as `_log_numbers_sql`, that reads every
-    column a log line needs (with the roller's and the character's names, and a record's
-    rule system), so a catch-up is one query whatever kinds of event it holds."""
-    from django.contrib.auth import get_user_model
-
-    from combat.models import CombatRecord, Encounter
-
-    qn = connection.ops.quote_name
-    character_table = RollEvent._meta.get_field("character").related_model._meta.db_table
-
-    def json_text(column: str) -> str:
-        return f"CAST({column} AS TEXT)"
-
-    arms = {
-        "roll": (
-            RollEvent,
-            {
-                "kind": "e.kind", "who": "u.username", "character": "c.name",
-                "label": "e.label", "hand": "e.hand", "dice": json_text("e.dice"),
-                "counted": json_text("e.counted"), "result": "e.result",
-                "test_base": "e.test_base", "threshold": "e.threshold", "secret": "e.secret",
-                "data": json_text("e.detail"),
-            },
-            f"LEFT JOIN {qn(get_user_model()._meta.db_table)} u ON u.id = e.actor_id "
-            f"LEFT JOIN {qn(character_table)} c ON c.id = e.character_id",
-        ),
-        "member": (
-            MembershipEvent,
-            {"kind": "e.kind", "who": "e.username", "ref": "e.membership_id"},
-            "",
-        ),
-        "notice": (
-            NoticeEvent, {"kind": "e.kind", "who": "e.actor", "data": json_text("e.data")}, ""
-        ),
-        "combat": (
-            CombatRecord,
-            {
-                "kind": "e.command", "who": "e.actor_name", "data": json_text("e.lines"),
-                "public": json_text("e.public_lines"), "ref": "e.encounter_id",
-                "version": "e.version", "system": "x.system", "encounter_kind": "x.kind",
-            },
-            f"JOIN {qn(Encounter._meta.db_table)} x ON x.id = e.encounter_id",
-        ),
-    }
-    selects = []
-    for source, name in enumerate(SOURCES):
-        model, columns, joins = arms[name]
-        values = ", ".join(
-            "e.created_at" if column == "created_at"
-            else columns.get(column, f"CAST(NULL AS {sql_type})")
-            for column, sql_type in LOG_COLUMNS
-        )
-        selects.append(
-            f"SELECT * FROM (SELECT e.seq, {source} AS source, e.id, {values} "
-            f"FROM {qn(model._meta.db_table)} e {joins} "
-            f"WHERE e.campaign_id = %s AND e.seq > %s ORDER BY e.seq LIMIT %s) AS t{source}"
-        )
-    return " UNION ALL ".join(selects) + " ORDER BY 1 LIMIT %s"
-
-
-def log_rows(campaign_id: int, after: int, limit: int) -> list[dict]:
-    """The full messages (the GM's view) of the campaign's next `limit` events after
-    `after`, oldest first, in one statement (one snapshot, as `log_numbers`)."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            _log_rows_sql(connection.vendor), [campaign_id, after, limit] * len(SOURCES) + [limit]
-        )
-        rows = cursor.fetchall()
-    engines: dict = {}
-    return [row_message(campaign_id, row, engines) for row in rows]
-
-
-def _json(text):
-    return None if text is None else json.loads(text)
-
-
-def _moment(value) -> datetime.datetime:
-    """A timestamp as the database gave it: aware (PostgreSQL) or text in UTC (SQLite)."""
-    if isinstance(value, str):
-        value = datetime.datetime.fromisoformat(value)
-    if timezone.is_naive(value):
-        value = timezone.make_aware(value, datetime.UTC)
-    return value
-
-
-def row_message(campaign_id: int, row, engines: dict) -> dict:
-    """One row of `_log_rows_sql` as the message its event's own payload function makes
-    (what the broadcaster carries)."""
-    seq, source, pk, *values = row
-    f = dict(zip((column for column, _type in LOG_COLUMNS), values, strict=True))
-    common = {"pk": pk, "campaign_id": campaign_id, "seq": seq,
-              "created_at": _moment(f["created_at"])}
-    name = SOURCES[source]
-    if name == "roll":
-        event = RollEvent(
-            **common, kind=f["kind"], label=f["label"], hand=f["hand"], dice=_json(f["dice"]),
-            counted=_json(f["counted"]), result=f["result"], test_base=f["test_base"],
-            threshold=f["threshold"], secret=bool(f["secret"]), detail=_json(f["data"]),
-        )
-        return payload(event, (f["who"] or "", f["character"] or ""))
-    if name == "member":
-        return member_payload(MembershipEvent(
-            **common, kind=f["kind"], membership_id=f["ref"], username=f["who"]
-        ))
-    if name == "notice":
-        return notice_payload(NoticeEvent(
-            **common, kind=f["kind"], actor=f["who"], data=_json(f["data"])
-        ))
-    from combat.models import CombatRecord
-    from combat.services import record_payload
-    from rules.engine import engine_for
-
-    key = (f["system"], f["encounter_kind"])
-    if key not in engines:
-        engines[key] = engine_for(*key)
-    record = CombatRecord(
-        **common, encounter_id=f["ref"], version=f["version"], actor_name=f["who"],
-        command=f["kind"], lines=_json(f["data"]), public_lines=_json(f["public"]),
-    )
-    return record_payload(record, engines[key])
-
-
-def log_messages(numbers: list[tuple[int, int, int]]) -> list[dict]:
-    """The full messages (the GM's view) of `log_numbers`' triples, in their order: one
-    query per table that has any of them. A row gone since (its campaign deleted) is
-    left out."""
-    wanted: dict[int, list[int]] = {}
-    for _seq, source, pk in numbers:
-        wanted.setdefault(source, []).append(pk)
-    rows: dict[tuple[int, int], dict] = {}
-    for source, pks in wanted.items():
-        if SOURCES[source] == "combat":
-            found = list(combat_records().filter(pk__in=pks))
-            rows.update(zip(((source, row.pk) for row in found), combat_payloads(found),
-                            strict=True))
-            continue
-        events, to_message = {
-            "roll": (RollEvent.objects.select_related("actor", "character"), payload),
-            "member": (MembershipEvent.objects.all(), member_payload),
-            "notice": (NoticeEvent.objects.all(), notice_payload),
-        }[SOURCES[source]]
-        rows.update(((source, event.pk), to_message(event)) for event in events.filter(pk__in=pks))
-    return [rows[source, pk] for _seq, source, pk in numbers if (source, pk) in rows]
-
-
 def membership_event_record(*, campaign_id: int, kind: str, membership_id: int, username: str):
     """Number a membership change in the campaign's sequence and tell the open streams after
     commit. Call it inside the transaction that makes the change."""
@@ -594,8 +358,7 @@ def membership_event_record(*, campaign_id: int, kind: str, membership_id: int, 
         membership_id=membership_id,
         username=username,
     )
-    message = member_payload(event)
-    transaction.on_commit(lambda: get_broadcaster().publish(campaign_id, message))
+    publish_on_commit(campaign_id, member_payload(event))
     return event
 
 
@@ -612,8 +375,7 @@ def notice_record(*, campaign_id: int, kind: str, actor: str = "", **data) -> No
     event = NoticeEvent.objects.create(
         campaign_id=campaign_id, seq=next_seq(campaign_id), kind=kind, actor=actor, data=data
     )
-    message = notice_payload(event)
-    transaction.on_commit(lambda: get_broadcaster().publish(campaign_id, message))
+    publish_on_commit(campaign_id, notice_payload(event))
     return event
 
 
@@ -675,26 +437,3 @@ def impressions(character, *, is_gm: bool) -> list[dict]:
 
 def notice_payload(event: NoticeEvent) -> dict:
     return public_payload(event, "notice-" + event.kind, event.actor, **event.data)
-
-
-def events_page(campaign_id: int, *, before: int | None, is_gm: bool, size: int = 30):
-    """A page of the log (rolls, membership changes, notices, combat records), newest
-    first, ending before `before`; and the seq to page on. One snapshot (`log_numbers`):
-    the stream that a page opens after its newest event misses nothing below it."""
-    numbers = log_numbers(campaign_id, before=before, limit=size + 1)
-    older = numbers[size - 1][0] if len(numbers) > size else None
-    messages = log_messages(numbers[:size])
-    return [visible(message, is_gm=is_gm) for message in messages], older
-
-
-def combat_records():
-    """Encounter records, which share the campaign's sequence (combat/)."""
-    from combat.models import CombatRecord
-
-    return CombatRecord.objects.select_related("encounter")
-
-
-def combat_payloads(rows) -> list[dict]:
-    from combat.services import records_payloads
-
-    return records_payloads(rows)

@@ -1,42 +1,22 @@
-import hashlib
-from functools import wraps
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.http import HttpResponse, HttpResponseBadRequest, HttpResponseNotModified
+from django.http import HttpResponse, HttpResponseBadRequest
 from django.shortcuts import redirect, render
-from django.utils import timezone
 from django.utils.html import format_html
-from django.utils.translation import get_language, gettext
-from django.views.decorators.cache import never_cache
-from django.views.decorators.http import require_GET, require_POST
+from django.utils.translation import gettext
+from django.views.decorators.http import require_POST
 
-from campaigns.access import get_campaign, get_membership
-from combat import running
+from campaign_log.reading import events_page
+from campaigns.access import get_campaign, member_view
 from core.db import idempotency
 from core.params import strict_int
 from rules.aoristos import dice, success
 from table import services
 from table.entered import EnteredTestForm, hand_odds, odds_context, opposition_odds
 from table.forms import HandForm, RollForm
-
-
-def member_view(view):
-    """``login_required`` and ``get_campaign`` in one: the view gets the user's membership
-    with its campaign and user, read in one query (``campaigns.access.get_membership``).
-    The anonymous are sent to log in, non-members get 404."""
-
-    @wraps(view)
-    def wrapper(request, pk: int, *args, **kwargs):
-        membership = get_membership(request, pk)
-        if membership is None:
-            return redirect_to_login(request.get_full_path())
-        return view(request, membership, *args, **kwargs)
-
-    return wrapper
 
 
 def from_htmx(request) -> bool:
@@ -75,7 +55,7 @@ def roll_form(membership, data=None) -> HandForm:
 
 def page_context(membership, form: RollForm, **extra) -> dict:
     campaign = membership.campaign
-    rolls, older = services.events_page(campaign.pk, before=None, is_gm=membership.is_gm)
+    rolls, older = events_page(campaign.pk, before=None, is_gm=membership.is_gm)
     characters = list(campaign.characters.select_related("owner").order_by("owner_id", "name"))
     return {
         "campaign": campaign,
@@ -92,8 +72,6 @@ def page_context(membership, form: RollForm, **extra) -> dict:
         "older": older,
         "last_seq": rolls[0]["seq"] if rolls else 0,
         "idempotency_key": idempotency.new_key(),
-        # The fights that are on, one tap away (issue 26).
-        "running": running.running(campaign.pk, membership),
     } | extra
 
 
@@ -282,47 +260,10 @@ def odds_answer(request, membership, data):
     return render(request, "table/table.html#odds", context)
 
 
-@member_view
-@require_GET
-@never_cache
-def prompts(request, membership):
-    """The prompts that wait for this member's answer in the campaign's fights: the banner
-    every page of the campaign shows (static/js/prompt.js asks when a combat record
-    arrives on a page with the live log, else every few seconds while the page is seen).
-    A player learns only of their own prompts; the GM of the NPCs'."""
-    now = timezone.now()
-    fights = running.fights(membership.campaign.pk, membership)
-    # What the answer says changes only with the fights' versions (the countdowns run on
-    # the page): a page that asks again with the tag of what it has gets 304, no render.
-    tag = '"{}"'.format(hashlib.blake2s(repr((
-        membership.pk, membership.role, get_language(),
-        [(fight.encounter.pk, fight.encounter.version) for fight in fights],
-    )).encode(), digest_size=8).hexdigest())
-    if request.headers.get("If-None-Match") == tag:
-        unchanged = HttpResponseNotModified()
-        unchanged["ETag"] = tag
-        return unchanged
-    items = [
-        {"prompt": prompt, "left": prompt.seconds_left(now)}
-        for fight in fights
-        for prompt in fight.prompts
-    ]
-    context = {
-        "items": items,
-        "is_gm": membership.is_gm,
-        # The fights that are on, for the pages that link to them (a fight started while
-        # the table is open shows without a reload).
-        "running": [fight.encounter for fight in fights if fight.started],
-    }
-    answer = render(request, "table/_prompts.html", context)
-    answer["ETag"] = tag
-    return answer
-
-
 @login_required
 def history(request, pk: int):
     campaign, membership = get_campaign(request, pk)
     before = strict_int(request.GET.get("before"), name="before")
-    rolls, older = services.events_page(campaign.pk, before=before, is_gm=membership.is_gm)
+    rolls, older = events_page(campaign.pk, before=before, is_gm=membership.is_gm)
     context = {"campaign": campaign, "membership": membership, "rolls": rolls, "older": older}
     return render(request, "table/history.html", context)

@@ -78,7 +78,7 @@ CASES = [
     ("get", "table:page", "c", None, MEMBERS),
     ("get", "table:history", "c", None, MEMBERS),
     ("get", "table:odds", "c", None, MEMBERS),
-    ("get", "table:prompts", "c", None, MEMBERS),
+    ("get", "combat:prompts", "c", None, MEMBERS),
     ("post", "table:roll", "c", {"mode": "hand", "hand": "1B"}, MEMBERS),
     ("get", "characters:sheet", "x", None, MEMBERS),
     ("get", "characters:edit", "x", None, OWNER_OR_GM),

@@ -7,7 +7,7 @@ renders the branch whose literal equals the value, else the `{% else %}` branch 
 nothing). It does what `{% if k == "Moved" %}...{% elif k == "Hit" or k == "Missed" %}...
 {% else %}...{% endif %}` does, but Django's `if` tests its conditions one by one, each a
 lookup of the variable and a comparison: a log line of the 30th kind in a combat log
-tested 30 conditions before it rendered a word (`table.lines` renders every event of a
+tested 30 conditions before it rendered a word (`campaign_log.lines` renders every event of a
 fight for every open page's view). Only literals may follow `when`, and each only once.
 """
 

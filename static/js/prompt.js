@@ -4,7 +4,7 @@
 // the fight's own prompt comes into view. A new prompt changes the tab's title, vibrates
 // the phone where the browser allows it, and is read out by screen readers.
 //
-// What waits comes from the server (table:prompts, only this user's). A page with the live
+// What waits comes from the server (combat:prompts, only this user's). A page with the live
 // log asks when a combat record of another fight arrives (the encounter page follows its
 // own fight's panel); any other page asks every few seconds while it is seen. The answer
 // also lists the fights that are on, for the pages that link to them.

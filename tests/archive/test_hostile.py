@@ -675,7 +675,7 @@ def test_an_importing_campaign_is_hidden_until_the_import_is_done(
             listed = client.get(reverse("campaigns:list")).content.decode()
             assert f"/campaigns/{made.pk}/" not in listed
             for url in (made.get_absolute_url(), reverse("table:page", args=[made.pk]),
-                        reverse("table:events", args=[made.pk]),
+                        reverse("log:events", args=[made.pk]),
                         reverse("combat:list", args=[made.pk]),
                         reverse("archive:download", args=[made.pk]),
                         *(reverse("combat:page", args=[pk]) for pk in fights),

@@ -19,6 +19,7 @@ from archive import format as fmt
 from archive.export import campaign_archive
 from archive.importer import Importer
 from archive.models import Placeholder
+from campaign_log.reading import events_after
 from campaigns.models import Campaign, JournalEntry, Membership
 from characters.models import Character, DpEntry
 from combat import services
@@ -26,7 +27,6 @@ from combat.api import state_data
 from combat.models import Encounter, MapPicture, NpcTemplate
 from rules import simulation as sim
 from table.models import RollEvent
-from table.services import events_after
 from tests.combat import kinds
 
 pytestmark = pytest.mark.django_db

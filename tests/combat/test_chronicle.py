@@ -4,6 +4,7 @@ over to it when it ends."""
 
 from django.urls import reverse
 
+from campaign_log import reading
 from combat import services
 from combat.models import CombatRecord, Encounter
 
@@ -177,7 +178,6 @@ def test_players_see_an_npc_bodys_name_and_state_only(
     The characters' bodies stay whole for everyone."""
     import json
 
-    from table import services as table_services
     from tests.combat.helpers import english
 
     english(client, gm)
@@ -218,7 +218,7 @@ def test_players_see_an_npc_bodys_name_and_state_only(
     # The stream's payloads and the history, as a player gets them.
     lines = [
         line
-        for message in table_services.events_after(campaign.pk, 0, is_gm=False)
+        for message in reading.events_after(campaign.pk, 0, is_gm=False)
         if message["kind"] == "combat"
         for line in message["lines"]
     ]

@@ -6,6 +6,7 @@ import json
 import pytest
 from django.urls import reverse
 
+from campaign_log import reading
 from combat import services
 from combat.models import CombatRecord, Encounter, NpcTemplate
 from table import services as table_services
@@ -66,7 +67,7 @@ def test_combat_records_share_the_campaigns_sequence_with_rolls(fight, gm, run, 
     started(fight, gm, run, dice)
     record = CombatRecord.objects.latest("seq")
     assert record.seq == roll.seq + 1
-    events = table_services.events_after(campaign.pk, 0, is_gm=False)
+    events = reading.events_after(campaign.pk, 0, is_gm=False)
     assert [e["seq"] for e in events] == sorted(e["seq"] for e in events)
     assert events[-1]["kind"] == "combat"
     assert "players" not in events[-1]
@@ -121,8 +122,8 @@ def test_npc_numbers_stay_the_gms_in_the_log(fight, gm, alice, run, dice):
     dice.queue += [2, 5]  # the guard's stress
     run(fight, gm, {"type": "end_activation", "id": albert})
     record = CombatRecord.objects.latest("seq")
-    gm_view = table_services.events_after(fight.campaign_id, record.seq - 1, is_gm=True)[0]
-    player_view = table_services.events_after(fight.campaign_id, record.seq - 1, is_gm=False)[0]
+    gm_view = reading.events_after(fight.campaign_id, record.seq - 1, is_gm=True)[0]
+    player_view = reading.events_after(fight.campaign_id, record.seq - 1, is_gm=False)[0]
     npc_start_gm = [line for line in gm_view["lines"] if line["kind"] == "ActivationStarted"]
     npc_start_player = [
         line for line in player_view["lines"] if line["kind"] == "ActivationStarted"

@@ -1,5 +1,5 @@
 """A prompt finds its player and a running fight is one tap away (issue 26): the banner's
-list of prompts that wait for a member (table:prompts), only their own; the running
+list of prompts that wait for a member (combat:prompts), only their own; the running
 fights on the table and campaign pages; the fight lines of the table's log link to their
 fight. The scripted dice and `run` are tests/combat/conftest.py's."""
 
@@ -20,7 +20,7 @@ pytestmark = pytest.mark.django_db
 
 
 def banner(client, campaign):
-    return client.get(reverse("table:prompts", args=[campaign.pk]))
+    return client.get(reverse("combat:prompts", args=[campaign.pk]))
 
 
 def albert_meets_berit(encounter, albert, alice, bob, gm, run, dice):
@@ -143,7 +143,7 @@ def test_running_fights_are_one_tap_away(client, fight, alice, gm, run, dice):
     campaign = reverse("campaigns:detail", args=[fight.campaign.pk])
     url = reverse("combat:page", args=[fight.pk])
     english(client, alice)
-    prompts = reverse("table:prompts", args=[fight.campaign.pk])
+    prompts = reverse("combat:prompts", args=[fight.campaign.pk])
     for page in (table, campaign, prompts):  # set up, not started: not on yet
         assert "Fight on: Bakgården" not in client.get(page).content.decode()
     dice.queue += [1, 3]
@@ -174,7 +174,7 @@ def test_each_fight_line_in_the_tables_log_links_to_its_fight(client, fight, ali
 def test_the_banner_slot_is_on_the_campaigns_pages_only(client, fight, albert_in_campaign,
                                                         alice):
     english(client, alice)
-    url = reverse("table:prompts", args=[fight.campaign.pk])
+    url = reverse("combat:prompts", args=[fight.campaign.pk])
     for page in (reverse("table:page", args=[fight.campaign.pk]),
                  reverse("campaigns:detail", args=[fight.campaign.pk]),
                  albert_in_campaign.get_absolute_url(),
@@ -219,12 +219,12 @@ def test_a_page_that_asks_again_gets_304_until_a_fight_changes(client, duel, bob
     english(client, bob)
     first = banner(client, duel.campaign)
     tag = first["ETag"]
-    again = client.get(reverse("table:prompts", args=[duel.campaign.pk]),
+    again = client.get(reverse("combat:prompts", args=[duel.campaign.pk]),
                        headers={"If-None-Match": tag})
     assert (again.status_code, again.content) == (304, b"")
     dice.queue += [6, 6, 6, 6, 1, 6, 6, 6, 6, 6, 6, 6, 6, 6] * 3
     run(duel, bob, {"type": "vigilance", "id": "c2", "properties": []})
-    changed = client.get(reverse("table:prompts", args=[duel.campaign.pk]),
+    changed = client.get(reverse("combat:prompts", args=[duel.campaign.pk]),
                          headers={"If-None-Match": tag})
     assert changed.status_code == 200
     assert changed["ETag"] != tag

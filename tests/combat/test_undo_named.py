@@ -8,9 +8,9 @@ import pytest
 from django.urls import reverse
 from django.utils.html import strip_tags
 
+from campaign_log import reading
 from combat import services
 from combat.models import CombatRecord
-from table import services as table_services
 
 pytestmark = pytest.mark.django_db
 
@@ -92,7 +92,7 @@ def test_undo_and_redo_lines_say_which_moves_they_take_back(gm, alice, moved, ru
     run(moved, gm, {"type": "redo"})
     redo = CombatRecord.objects.get(encounter=moved, version=version + 2)
     assert redo.public_lines == [{"kind": "Redo", "redone": [version - 1]}]
-    messages = {m["version"]: m for m in table_services.events_page(
+    messages = {m["version"]: m for m in reading.events_page(
         moved.campaign_id, before=None, is_gm=False)[0] if m["kind"] == "combat"}
     assert "undone" not in messages[version - 1]
     assert messages[version]["undone"] is True
@@ -101,11 +101,11 @@ def test_undo_and_redo_lines_say_which_moves_they_take_back(gm, alice, moved, ru
 def test_the_streamed_undo_line_carries_what_it_undoes_per_audience(gm, alice, moved, run):
     """The stream renders an undo's line once per audience: both name the versions to
     grey (the pages' script does it), only the GM's says which version it went back to."""
-    from table.lines import render_event
+    from campaign_log.lines import render_event
 
     version = moved.version
     run(moved, gm, {"type": "undo", "to": version - 1})
-    message = table_services.events_page(moved.campaign_id, before=None, is_gm=True)[0][0]
+    message = reading.events_page(moved.campaign_id, before=None, is_gm=True)[0][0]
     for is_gm in (True, False):
         html = render_event(message, is_gm=is_gm, language="en")
         assert f'data-undoes="{version}"' in html

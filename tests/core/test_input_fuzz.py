@@ -44,7 +44,7 @@ pytestmark = pytest.mark.django_db
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "4"))
 
-# Routes left out, each with its reason. (table:events is fuzzed as Django sees it: the
+# Routes left out, each with its reason. (log:events is fuzzed as Django sees it: the
 # ASGI router serves the real stream before Django, see table/stream.py, and its own
 # tests cover odd Last-Event-ID and ?after= values.)
 SKIPPED: set[str] = set()

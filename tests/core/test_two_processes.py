@@ -19,10 +19,10 @@ import pytest
 from django.conf import settings
 from django.urls import reverse
 
+from campaign_log.broadcast import signature
 from campaigns.models import Campaign, Membership
 from combat import services as combat_services
 from combat.models import Encounter
-from table.broadcast import signature
 from tests.servers import collect_static, start_serve_command, worker_of_connection, worker_pids
 from tests.table.test_faults import CSRF_TOKEN, open_stream, post_roll, session_for
 
@@ -120,7 +120,7 @@ class RedisNotices:
     def __init__(self, campaign_id: int):
         import redis
 
-        from table.broadcast import channel_prefix
+        from campaign_log.broadcast import channel_prefix
 
         self.pubsub = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=5).pubsub()
         self.pubsub.subscribe(f"{channel_prefix()}{campaign_id}")

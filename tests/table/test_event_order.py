@@ -21,12 +21,13 @@ from asgiref.sync import sync_to_async
 from django.db import connection, connections
 from django.urls import reverse
 
+from campaign_log import reading
+from campaign_log import stream as stream_module
 from campaigns.models import Campaign
 from combat import services as combat_services
 from combat.models import CombatRecord, Encounter
 from rules.aoristos import dice as hands
 from table import services
-from table import stream as stream_module
 from tests.table.test_faults import CSRF_TOKEN, open_stream, post_roll, session_for
 from tests.table.test_stream import Stream, roll, run
 
@@ -90,12 +91,12 @@ def test_a_read_of_the_log_never_skips_a_number_that_commits_during_it(campaign,
     writer = Writer(campaign, gm)
     first = services.roll_record(campaign=campaign, actor=gm, hand=hands.Hand.of(1))
     with connection.execute_wrapper(between_reads(writer)):
-        read = [m["seq"] for m in services.events_after(campaign.pk, 0, is_gm=True)]
+        read = [m["seq"] for m in reading.events_after(campaign.pk, 0, is_gm=True)]
     assert len(writer.seqs) == 2, "the writer did not commit between the reads"
     assert read == list(range(1, read[-1] + 1))
     assert read[0] == first.seq
     # The next read brings what committed during the first, in order.
-    rest = [m["seq"] for m in services.events_after(campaign.pk, read[-1], is_gm=True)]
+    rest = [m["seq"] for m in reading.events_after(campaign.pk, read[-1], is_gm=True)]
     assert read + rest == list(range(1, writer.seqs[-1] + 1))
 
 
@@ -106,7 +107,7 @@ def test_a_page_of_the_log_never_skips_a_number_that_commits_during_it(campaign,
     for _ in range(3):
         services.roll_record(campaign=campaign, actor=gm, hand=hands.Hand.of(1))
     with connection.execute_wrapper(between_reads(writer)):
-        page, _older = services.events_page(campaign.pk, before=None, is_gm=True)
+        page, _older = reading.events_page(campaign.pk, before=None, is_gm=True)
     assert len(writer.seqs) == 2
     shown = sorted(m["seq"] for m in page)
     assert shown == list(range(1, shown[-1] + 1))
@@ -118,7 +119,7 @@ def test_the_stream_delivers_a_number_that_commits_while_the_hub_reads(
     """On one process: the hub catches up (a broadcast missed) while a roll and a combat
     record commit between its reads; every page gets every event once, in order."""
     writer = Writer(campaign, gm)
-    real = services.events_after
+    real = reading.events_after
     forced = []
 
     def reading_with_a_writer_between(campaign_id, after, **kwargs):
@@ -131,7 +132,7 @@ def test_the_stream_delivers_a_number_that_commits_while_the_hub_reads(
     async def scenario():
         pages = [await Stream(user, campaign.pk, after=0).open() for user in (gm, alice)]
         await pages[0].read_until(r"retry: ")
-        monkeypatch.setattr(services, "events_after", reading_with_a_writer_between)
+        monkeypatch.setattr(reading, "events_after", reading_with_a_writer_between)
         # Stored without a broadcast: the hub hears the next one and reads what it missed.
         await sync_to_async(quiet_roll)(campaign, gm)
         await roll(campaign, gm)
@@ -162,7 +163,7 @@ def quiet_roll(campaign, gm):
 def test_a_hole_in_a_read_is_read_again_not_stepped_over(campaign, gm, alice, monkeypatch):
     """Should a read ever come back with a hole (N missing, N+1 there), the hub holds at
     N-1 and reads again until N is there: no page steps over it."""
-    real = services.events_after
+    real = reading.events_after
     holes = []
 
     def a_read_with_a_hole(campaign_id, after, **kwargs):
@@ -175,7 +176,7 @@ def test_a_hole_in_a_read_is_read_again_not_stepped_over(campaign, gm, alice, mo
     async def scenario():
         pages = [await Stream(user, campaign.pk, after=0).open() for user in (gm, alice)]
         await pages[0].read_until(r"retry: ")
-        monkeypatch.setattr(services, "events_after", a_read_with_a_hole)
+        monkeypatch.setattr(reading, "events_after", a_read_with_a_hole)
         await sync_to_async(quiet_roll)(campaign, gm)
         await sync_to_async(quiet_roll)(campaign, gm)
         await roll(campaign, gm)
@@ -195,7 +196,7 @@ def test_a_number_that_never_comes_is_logged_and_passed_after_a_bounded_wait(
     """A number missing for good (a row deleted by hand, say) holds the table no longer
     than GAP_WAIT_SECONDS; the log says which number and the pages go on."""
     monkeypatch.setattr(stream_module, "GAP_WAIT_SECONDS", 0.3)
-    real = services.events_after
+    real = reading.events_after
 
     def number_two_is_gone(campaign_id, after, **kwargs):
         return [m for m in real(campaign_id, after, **kwargs) if m["seq"] != 2]
@@ -203,7 +204,7 @@ def test_a_number_that_never_comes_is_logged_and_passed_after_a_bounded_wait(
     async def scenario():
         page = await Stream(alice, campaign.pk, after=0).open()
         await page.read_until(r"retry: ")
-        monkeypatch.setattr(services, "events_after", number_two_is_gone)
+        monkeypatch.setattr(reading, "events_after", number_two_is_gone)
         await sync_to_async(quiet_roll)(campaign, gm)
         await sync_to_async(quiet_roll)(campaign, gm)
         started = asyncio.get_running_loop().time()
@@ -214,9 +215,9 @@ def test_a_number_that_never_comes_is_logged_and_passed_after_a_bounded_wait(
         assert 0.3 <= waited < 2.0
         await page.close()
 
-    with caplog.at_level(logging.WARNING, logger="table.stream"):
+    with caplog.at_level(logging.WARNING, logger="campaign_log.stream"):
         run(scenario)
-    lines = [r.getMessage() for r in caplog.records if r.name == "table.stream"]
+    lines = [r.getMessage() for r in caplog.records if r.name == "campaign_log.stream"]
     assert any("event 2" in line and f"campaign {campaign.pk}" in line for line in lines), lines
 
 

@@ -25,8 +25,8 @@ from django.contrib.sessions.backends.db import SessionStore
 from django.db import connection
 from django.urls import reverse
 
+from campaign_log.broadcast import channel_prefix, signature
 from campaigns.models import Campaign, Membership
-from table.broadcast import channel_prefix, signature
 from table.models import MembershipEvent, RollEvent
 from tests.servers import (
     thread_count,
@@ -52,7 +52,7 @@ def session_for(user) -> str:
 
 
 def events_path(campaign, after: int | None = 0) -> str:
-    path = reverse("table:events", args=[campaign.pk])
+    path = reverse("log:events", args=[campaign.pk])
     return path if after is None else f"{path}?after={after}"
 
 

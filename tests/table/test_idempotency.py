@@ -13,9 +13,9 @@ from django.db import connection
 from django.test import Client
 from django.urls import reverse
 
+from campaign_log import broadcast
 from campaigns.models import Campaign
 from core.db import idempotency
-from table import services
 from table.models import RollEvent
 
 pytestmark = pytest.mark.django_db
@@ -37,7 +37,7 @@ class Broadcasts:
 @pytest.fixture
 def broadcasts(monkeypatch):
     fake = Broadcasts()
-    monkeypatch.setattr(services, "get_broadcaster", lambda: fake)
+    monkeypatch.setattr(broadcast, "get_broadcaster", lambda: fake)
     return fake
 
 

@@ -5,6 +5,7 @@ rolls, live on every open page and on the page after a reload (issue 7)."""
 import pytest
 from django.urls import reverse
 
+from campaign_log import reading
 from campaigns.models import JournalEntry
 from campaigns.services import campaign_join, member_remove
 from characters import services as advancement
@@ -133,7 +134,7 @@ def test_the_log_and_history_merge_every_kind_in_order(client, campaign, gm, in_
         services.roll_record(campaign=campaign, actor=gm, hand=dice.parse_hand("1B"))
         if n == 20:
             advancement.dp_award(character=albert, amount=2, reason="Mitt i", by=gm)
-    messages, older = services.events_page(campaign.pk, before=None, is_gm=True)
+    messages, older = reading.events_page(campaign.pk, before=None, is_gm=True)
     seqs = [message["seq"] for message in messages]
     assert seqs == list(range(36, 6, -1))
     assert older == 7

@@ -7,6 +7,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
+from campaign_log import reading
 from table import services
 from table.models import RollEvent
 from tests.table.test_phobia_table import roll_url
@@ -89,8 +90,8 @@ def test_the_gm_rolls_a_hand_in_secret_without_any_character(client, gm, phobia,
     client.force_login(gm)
     dice.queue = [4, 5]
     client.post(roll_url(phobia), {"mode": "hand", "hand": "2T6", "secret": "on"}, headers=HTMX)
-    [for_player] = services.events_after(phobia.pk, 0, is_gm=False)
-    [for_gm] = services.events_after(phobia.pk, 0, is_gm=True)
+    [for_player] = reading.events_after(phobia.pk, 0, is_gm=False)
+    [for_gm] = reading.events_after(phobia.pk, 0, is_gm=True)
     assert "hand" not in for_player
     assert "total" not in for_player
     assert for_gm["total"] == 9

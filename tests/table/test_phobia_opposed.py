@@ -8,6 +8,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
+from campaign_log import reading
 from characters.models import Character
 from rules.phobia.success import opposed_odds
 from table import services
@@ -150,7 +151,7 @@ def test_sinclair_hides_and_the_guard_does_not_see_him(
     client.post(roll_url(phobia), data, headers=HTMX)
     assert services.payload(RollEvent.objects.get(seq=3))["against"]["overcomes"] is True
     # Sinclair's player sees neither of the GM's secret rolls.
-    for_bob = services.events_after(phobia.pk, 1, is_gm=False)
+    for_bob = reading.events_after(phobia.pk, 1, is_gm=False)
     assert all("against" not in line for line in for_bob)
 
 

@@ -6,6 +6,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
+from campaign_log import reading
 from rules.phobia.success import odds
 from table import services
 from table.models import RollEvent
@@ -113,8 +114,8 @@ def test_a_secret_gm_roll_is_the_gms_alone(client, gm, phobia, jace, dice):
     dice.queue = [2, 2, 2]
     client.post(roll_url(phobia), {"character": jace.pk, "stat": "sight", "difficulty": 3,
                                    "secret": "on"})
-    [for_player] = services.events_after(phobia.pk, 0, is_gm=False)
-    [for_gm] = services.events_after(phobia.pk, 0, is_gm=True)
+    [for_player] = reading.events_after(phobia.pk, 0, is_gm=False)
+    [for_gm] = reading.events_after(phobia.pk, 0, is_gm=True)
     assert "hand" not in for_player
     assert "marks" not in for_player
     assert for_gm["total"] == 6
@@ -190,7 +191,7 @@ def test_a_failed_lugn_roll_makes_the_situations_other_tests_harder_lines_210_22
     assert answer.status_code == 200
     assert 'data-testid="odds-dice">Ob3T6<' in answer.content.decode()
     assert 'data-testid="odds-situation"' not in answer.content.decode()
-    told = services.events_after(phobia.pk, climb.seq, is_gm=False)
+    told = reading.events_after(phobia.pk, climb.seq, is_gm=False)
     assert [m["kind"] for m in told] == ["notice-situation"]
     assert told[0]["character"] == "Jace"
     # No character: a clear refusal, nothing told.
@@ -199,7 +200,7 @@ def test_a_failed_lugn_roll_makes_the_situations_other_tests_harder_lines_210_22
     assert refused.content.decode() == "Choose a character."
     # Ending it twice tells nothing more.
     alice_client.post(end, {"character": jace.pk, "stat": "climbing"})
-    assert len(services.events_after(phobia.pk, climb.seq, is_gm=False)) == 1
+    assert len(reading.events_after(phobia.pk, climb.seq, is_gm=False)) == 1
 
 
 def test_a_perfect_lugn_roll_makes_the_situation_easier_but_not_below_ob2t6(

@@ -11,9 +11,9 @@ from django.conf import settings
 from django.contrib.auth import SESSION_KEY
 from django.contrib.sessions.backends.db import SessionStore
 
+from campaign_log.broadcast import LocalBroadcaster, RedisBroadcaster, get_broadcaster
 from rules.aoristos import dice as hands
 from table import services
-from table.broadcast import LocalBroadcaster, RedisBroadcaster, get_broadcaster
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -1,4 +1,4 @@
-"""What travels on Redis between server processes (table.broadcast.wire): an event every
+"""What travels on Redis between server processes (campaign_log.broadcast.wire): an event every
 member may see all of goes whole, so other processes show it without reading the
 database; a secret roll, or a combat record whose GM lines differ from the players', goes
 as its number only, so no secret leaves the database."""
@@ -7,8 +7,9 @@ import json
 
 import pytest
 
+from campaign_log import broadcast
 from rules.aoristos import dice as hands
-from table import broadcast, services
+from table import services
 
 pytestmark = pytest.mark.django_db
 

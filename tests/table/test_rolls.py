@@ -11,6 +11,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import translation
 
+from campaign_log import audiences, broadcast
 from campaigns.models import Campaign
 from campaigns.services import campaign_create
 from characters import services as advancement
@@ -153,8 +154,8 @@ def test_visible_strips_everything_secret():
         "created_at": "2026-11-21T20:00:00+00:00",
         "time": "21:00",
     }
-    assert services.visible(message, is_gm=True) == message
-    assert services.visible(message, is_gm=False) == {
+    assert audiences.visible(message, is_gm=True) == message
+    assert audiences.visible(message, is_gm=False) == {
         "seq": 3,
         "kind": "hand",
         "actor": "sl",
@@ -518,7 +519,7 @@ class Broadcasts:
 @pytest.fixture
 def broadcasts(monkeypatch):
     fake = Broadcasts()
-    monkeypatch.setattr(services, "get_broadcaster", lambda: fake)
+    monkeypatch.setattr(broadcast, "get_broadcaster", lambda: fake)
     return fake
 
 

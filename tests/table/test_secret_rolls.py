@@ -10,6 +10,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
+from campaign_log import audiences, reading
 from characters.models import Character
 from rules.t10.rolls import roll_odds
 from table import services
@@ -201,8 +202,8 @@ def test_the_players_table_shows_only_that_the_gm_rolled_in_secret(
         assert f'value="roll:{secret.seq}"' not in select(page(player, campaign), name)
     assert [odds(player, campaign, ask) for ask in table.asks] == odds_before
     # What every channel sends a player (the stream, the log pages): the bare line.
-    [line] = services.events_after(campaign.pk, 0, is_gm=False)
-    assert set(line) == set(services.SECRET_FIELDS)
+    [line] = reading.events_after(campaign.pk, 0, is_gm=False)
+    assert set(line) == set(audiences.SECRET_FIELDS)
     assert_one_query_reads_the_log(campaign.pk, kinds={secret.kind})
 
 
@@ -218,7 +219,7 @@ def test_a_players_roll_after_the_secret_one_carries_nothing_of_it(
     assert 'class="error"' not in response.content.decode()
     own = RollEvent.objects.exclude(pk=secret.pk).get()
     assert not own.secret
-    message = services.visible(services.payload(own), is_gm=False)
+    message = audiences.visible(services.payload(own), is_gm=False)
     assert "against" not in message
     assert message.get("in_situation") is None  # Phobia: no secret Lugn situation
     assert "after" not in message.get("params", {})  # T10: no carry from it

@@ -5,8 +5,8 @@ import re
 import pytest
 from django.urls import reverse
 
+from campaign_log import broadcast
 from characters.models import Character, Item
-from table import services
 from table.models import RollEvent
 
 pytestmark = pytest.mark.django_db
@@ -28,7 +28,7 @@ class Broadcasts:
 @pytest.fixture
 def broadcasts(monkeypatch):
     fake = Broadcasts()
-    monkeypatch.setattr(services, "get_broadcaster", lambda: fake)
+    monkeypatch.setattr(broadcast, "get_broadcaster", lambda: fake)
     return fake
 
 

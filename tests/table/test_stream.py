@@ -17,11 +17,12 @@ from django.db import connections
 from django.utils import timezone
 
 from aoristos_site.asgi import application
+from campaign_log import reading
+from campaign_log import stream as stream_module
+from campaign_log.broadcast import get_broadcaster
 from campaigns.models import Campaign
 from rules.aoristos import dice as hands
 from table import services
-from table import stream as stream_module
-from table.broadcast import get_broadcaster
 from table.models import RollEvent
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -213,7 +214,7 @@ def test_non_members_get_no_stream(campaign, make_user, who):
 def test_an_event_is_rendered_once_per_audience_not_once_per_page(
     campaign, gm, alice, bob, monkeypatch
 ):
-    from table import lines
+    from campaign_log import lines
 
     rendered = []
     real_render = lines.render_event
@@ -249,7 +250,7 @@ def test_campaign_sequence_survives_in_the_database(campaign, gm):
 
 
 def test_a_long_absence_is_caught_up_in_batches(campaign, gm, alice, monkeypatch):
-    from table import stream as stream_module
+    from campaign_log import stream as stream_module
 
     monkeypatch.setattr(stream_module, "CATCH_UP_BATCH", 3)
 
@@ -265,9 +266,9 @@ def test_a_long_absence_is_caught_up_in_batches(campaign, gm, alice, monkeypatch
 
 
 def test_the_stream_of_a_removed_player_ends(campaign, gm, alice, monkeypatch):
+    from campaign_log import stream as stream_module
     from campaigns.models import Membership
     from campaigns.services import member_remove
-    from table import stream as stream_module
 
     monkeypatch.setattr(stream_module, "KEEPALIVE_SECONDS", 0.2)
 
@@ -302,15 +303,15 @@ async def settled(campaign_id: int):
 
 @pytest.fixture
 def reads(monkeypatch):
-    """Each read of the log from the database (`services.events_after`), its arguments."""
+    """Each read of the log from the database (`reading.events_after`), its arguments."""
     found = []
-    real = services.events_after
+    real = reading.events_after
 
     def counted(*args, **kwargs):
         found.append(args)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(services, "events_after", counted)
+    monkeypatch.setattr(reading, "events_after", counted)
     return found
 
 

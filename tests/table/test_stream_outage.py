@@ -7,8 +7,8 @@ import logging
 import pytest
 from django.db import connections
 
+from campaign_log import stream as stream_module
 from core import outage
-from table import stream as stream_module
 from tests.table.test_stream import Stream, run, session_cookie, settled
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -101,8 +101,8 @@ def test_events_heard_while_the_database_is_away_reach_the_page_when_it_is_back(
     from asgiref.sync import sync_to_async
     from django.utils import timezone
 
+    from campaign_log.broadcast import get_broadcaster
     from table import services
-    from table.broadcast import get_broadcaster
     from table.models import RollEvent
 
     key = session_cookie(alice)

@@ -12,12 +12,12 @@ router in `aoristos_site/asgi.py` sends `/live/` here) rather than a Django view
   language). A stream only copies the rendered bytes of what it has not sent yet.
 - **Gap-free and in order.** Every event has the campaign's sequence number. The hub
   appends an event only when it is the next number. Most events arrive whole, from this
-  process or through Redis from another (`table.broadcast`), and need no database read;
+  process or through Redis from another (`campaign_log.broadcast`), and need no database read;
   one that arrives ahead of an earlier one waits a moment (`GAP_HOLD_SECONDS`) for it.
   Otherwise the hub reads what is missing from the database, once for the process, in
-  one query (`services.events_after`). A stream whose page is far behind catches up
+  one query (`reading.events_after`). A stream whose page is far behind catches up
   from the database in batches, then follows the hub. A read is one statement, one
-  snapshot (`services.log_rows`), and the hub and a catch-up advance only over a run
+  snapshot (`reading.log_rows`), and the hub and a catch-up advance only over a run
   without a hole: should a number be missing while later ones are there, they read again
   (`Hub.read_run`), and only after `GAP_WAIT_SECONDS` log it and go on without it.
 - **Membership changes are events in the same order.** When the hub reaches the removal
@@ -52,10 +52,10 @@ from django.utils import translation
 from django.utils.crypto import constant_time_compare
 from django.utils.translation import gettext
 
+from campaign_log import lines, reading
+from campaign_log.broadcast import get_broadcaster
 from core import outage
 from core.limits import max_streams
-from table import lines, services
-from table.broadcast import get_broadcaster
 
 log = logging.getLogger(__name__)
 
@@ -171,7 +171,7 @@ def sse_message(html: str, seq: int) -> str:
 
 class Entry:
     """One stored event as the hub keeps it: its message (the GM's full view) and its
-    rendering per view and language (`table.lines`), made on first use, or carried with
+    rendering per view and language (`campaign_log.lines`), made on first use, or carried with
     the message from the process that stored it. The GM and the players share one
     rendering of an event they see alike."""
 
@@ -352,7 +352,7 @@ class Hub:
         self.settle(then)
 
     def read_after(self, after: int) -> list[dict]:
-        return services.events_after(self.campaign_id, after, is_gm=True, limit=CATCH_UP_BATCH)
+        return reading.events_after(self.campaign_id, after, is_gm=True, limit=CATCH_UP_BATCH)
 
     async def read_run(self, after: int) -> tuple[list[dict], bool]:
         """The stored events that run on from `after` without a hole, and whether more are

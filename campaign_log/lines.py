@@ -1,41 +1,28 @@
-"""One event as a line of the table's log, rendered once per view and language for the
-whole site where it can be.
+"""One event as a line of the campaign's log, rendered once per view and language for
+the whole site where it can be.
 
-A view is what a viewer may see of an event (`services.visible`):
-
-- ``"all"``: an event every member sees whole and whose line does not depend on who
-  reads it (a public roll, a member joining, a notice): one rendering serves the GM and
-  the players alike;
-- ``"gm"`` and ``"player"``: a secret roll, a combat record (its line carries the GM's
-  version number, and its NPC numbers may be the GM's alone).
+A view is what an audience may see of an event (`campaign_log.audiences`): ``"all"``
+for an event every member sees whole and whose kind's line reads the same to everyone,
+``"gm"`` and ``"player"`` otherwise. The line is its kind's template
+(`campaign_log.kinds`), included by ``campaign_log/_event.html``.
 
 With Redis, the process that stores an event every member may see whole renders it
 (`prerender`, in the request's thread, for the site's language and the request's) and
 sends the lines with the event, so the other processes show it without rendering it
-again (`table.broadcast`). Nothing a player may not see is rendered there: a record whose
-GM lines differ from the players' travels as its number only, as before.
+again (`campaign_log.broadcast`). Nothing a player may not see is rendered there: a
+record whose GM lines differ from the players' travels as its number only.
 """
 
 from django.conf import settings
 from django.template.loader import render_to_string
 from django.utils import translation
 
-from table import services
+from campaign_log.audiences import view_of, views_of, visible, whole_for_everyone
+
+__all__ = ["prerender", "render_event", "render_view", "view_of", "views_of"]
 
 # The lines a message carries (prerendered), by "view:language".
 RENDERED = "rendered"
-
-
-def view_of(message, *, is_gm: bool) -> str:
-    """Which rendering of `message` a viewer gets: "all", "gm" or "player"."""
-    if message["kind"] != "combat" and services.whole_for_everyone(message):
-        return "all"
-    return "gm" if is_gm else "player"
-
-
-def views_of(message) -> tuple[str, ...]:
-    """Every view of a message that every member may see whole (what `prerender` renders)."""
-    return ("all",) if message["kind"] != "combat" else ("gm", "player")
 
 
 # Keys the templates only ask `{% if %}` of, given where a message may lack them: a key
@@ -44,10 +31,10 @@ FALSY_DEFAULTS = {"undone": False, "template": ""}
 
 
 def render_event(message, *, is_gm: bool, language: str) -> str:
-    message = FALSY_DEFAULTS | services.visible(message, is_gm=is_gm)
+    message = FALSY_DEFAULTS | visible(message, is_gm=is_gm)
     message.pop(RENDERED, None)
     with translation.override(language):
-        return render_to_string("table/_event.html", {"roll": message, "is_gm": is_gm})
+        return render_to_string("campaign_log/_event.html", {"roll": message, "is_gm": is_gm})
 
 
 def render_view(message, view: str, language: str) -> str:
@@ -63,7 +50,7 @@ def render_view(message, view: str, language: str) -> str:
 def prerender(message) -> dict:
     """`message` with its lines for every view, in the site's language and the active one
     (the request's), when every member may see all of it; else `message` unchanged."""
-    if not services.whole_for_everyone(message):
+    if not whole_for_everyone(message):
         return message
     languages = dict.fromkeys((settings.LANGUAGE_CODE, translation.get_language()))
     rendered = {

@@ -2,8 +2,8 @@
 shares (rolls, membership changes, notices, combat records): how an event takes its
 number, and the fields of a log line everyone may see.
 
-Below ``table.services`` (the log) and ``combat.services`` (combat records), which both
-store events with these; it imports neither.
+The bottom of the log (`campaign_log`): every kind's app stores its events with these
+(the table its rolls, memberships and notices, combat its records); it imports none.
 """
 
 import functools

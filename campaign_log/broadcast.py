@@ -1,4 +1,4 @@
-"""Fan-out of live-table events: from the thread that stored one to the event loop that
+"""Fan-out of the campaign log's events: from the thread that stored one to the event loop that
 holds the open streams.
 
 Two implementations with one interface, `publish(campaign_id, message)` and
@@ -7,11 +7,11 @@ Two implementations with one interface, `publish(campaign_id, message)` and
 - `LocalBroadcaster` (the default): in-process. `publish` may be called from any thread
   (pages run as WSGI in a thread pool) and never blocks: it schedules one call per event
   loop with `call_soon_threadsafe`, and the loop hands the message to each subscriber's
-  callback. In a server process the subscriber is the campaign's hub (`table.stream`), one
+  callback. In a server process the subscriber is the campaign's hub (`campaign_log.stream`), one
   per campaign, however many pages are open.
 - `RedisBroadcaster` (when REDIS_URL is set): the message is delivered in this process at
   once, and goes to the other processes through a Redis pub/sub channel: whole when every
-  member may see all of it (`table.services.whole_for_everyone`), so their hubs need no
+  member may see all of it (`campaign_log.audiences.whole_for_everyone`), so their hubs need no
   database read; otherwise (a secret roll, a combat record whose GM lines hold what
   players may not see) only its number, so no secret ever leaves the database, and each
   other process reads that event once. Publishing to Redis happens in a background thread
@@ -20,7 +20,7 @@ Two implementations with one interface, `publish(campaign_id, message)` and
   Redis never hear each other's tables.
 
 Redis is a fast path, not the record: the hubs also poll the campaigns' last event number
-every few seconds while Redis is configured (`table.stream.POLL_SECONDS`), and at once when
+every few seconds while Redis is configured (`campaign_log.stream.POLL_SECONDS`), and at once when
 the listener reconnects, so events stored while Redis was away reach every page when it
 returns without waiting for the next event.
 """
@@ -42,6 +42,10 @@ from collections.abc import Callable
 from types import MappingProxyType
 
 from django.conf import settings
+from django.db import transaction
+
+from campaign_log.audiences import whole_for_everyone
+from campaign_log.lines import prerender
 
 log = logging.getLogger(__name__)
 
@@ -156,9 +160,7 @@ class RedisBroadcaster(LocalBroadcaster):
     # Publishing: a background thread, so a request never waits on Redis.
 
     def publish(self, campaign_id: int, message: dict) -> None:
-        from table.lines import prerender  # (table.lines -> services -> this module)
-
-        try:  # rendered once here for every process (`table.lines`)
+        try:  # rendered once here for every process (`campaign_log.lines`)
             message = prerender(message)
         except Exception:  # each hub renders it instead
             log.exception("could not render an event for the other processes")
@@ -273,8 +275,6 @@ def wire(message) -> str:
     """What goes on the channel: the whole message when every member may see all of it
     (and it is not large), with its rendered lines when it carries them, else its number
     only; both name this process, signed (`sign`)."""
-    from table.services import whole_for_everyone
-
     if whole_for_everyone(message):
         try:
             text = json.dumps({"from": process_name(), "message": dict(message)})
@@ -351,3 +351,9 @@ def get_broadcaster() -> LocalBroadcaster:
             url = getattr(settings, "REDIS_URL", "")
             _broadcaster = RedisBroadcaster(url) if url else LocalBroadcaster()
         return _broadcaster
+
+
+def publish_on_commit(campaign_id: int, message: dict) -> None:
+    """Send `message` to the campaign's open pages when the transaction that stored its
+    event commits (at once outside one): never an event that was rolled back."""
+    transaction.on_commit(lambda: get_broadcaster().publish(campaign_id, message))
