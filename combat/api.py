@@ -29,7 +29,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from combat import fight_story, services, simulations
 from combat.models import Encounter, Simulation
-from combat.views import LogIn, command_from_post, encounter_for, previews_for
+from combat.pages import LogIn, command_from_post, encounter_for, previews_for
 from rules.errors import RulesError
 
 MAX_BODY_BYTES = 16_384

@@ -12,97 +12,13 @@ renders it again and a result of an older version is marked stale.
 
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
-from django.urls import reverse
-from django.utils.http import urlencode
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
 
-from combat import services, simulations
+from combat import simulations
 from combat.models import Encounter, Simulation
-from combat.views import encounter_for, member_view
+from combat.pages import encounter_for, member_view, section_context
 from core.params import ascii_digits
-
-AWARD_ROWS = {
-    "no_threat": gettext_lazy("no threat if the characters take it seriously"),
-    "alone_wins": gettext_lazy("the average character would win alone"),
-    "alone_loses": gettext_lazy("the average character would lose alone"),
-    "group_threatened": gettext_lazy("the whole group is threatened"),
-}
-
-
-def section_context(encounter: Encounter, membership, *, run=None, error: str = "") -> dict:
-    """What the section shows `membership`: the latest run (a player only a shared one),
-    its report, whether it is stale or was interrupted, and the GM's form."""
-    if run is None:
-        run = simulations.latest(encounter)
-    if run is not None and not membership.is_gm and not run.shared:
-        run = None
-    context = {
-        "sim_run": run,
-        "sim_error": error,
-        "sim_url": reverse("combat:simulate", args=[encounter.pk]),
-        "sim_shown": membership.is_gm or run is not None,
-    }
-    if run is None:
-        context["sim_running"] = False
-    else:
-        interrupted = simulations.stalled(run)
-        context |= {
-            "sim_running": run.status == Simulation.Status.RUNNING and not interrupted,
-            "sim_interrupted": interrupted,
-            "sim_percent": round(100 * run.done / run.total) if run.total else 0,
-            "sim_stale": run.version != encounter.version,
-            "sim_report": simulations.report(run.result) if run.result else None,
-        }
-        award = (context["sim_report"] or {}).get("award")
-        if award:
-            context["sim_award"] = award_text(award)
-            context["sim_award_url"] = award_url(encounter, award)
-    if membership.is_gm:
-        engine = services.engine_of(encounter)
-        state = services.folded(encounter, engine).state
-        chosen = set(run.flees) if run is not None else set()
-        context["sim_flees"] = [
-            {"id": c.id, "name": c.name, "checked": c.id in chosen}
-            for c in state.combatants
-            if c.npc
-        ]
-        context["sim_fights"] = simulations.FIGHT_CHOICES
-        context["sim_default"] = run.fights if run is not None else simulations.DEFAULT_FIGHTS
-    return context
-
-
-def award_text(award: dict) -> dict:
-    """The award's row and its reason, from the simulated chances and the thresholds."""
-    house = award["house"]
-    group = round(100 * award["group_chance"])
-    alone = round(100 * award["alone_chance"])
-    row = award["row"]
-    if row == "group_threatened":
-        why = _("the group fails to win %(fails)s %% of the fights (3 UP from %(limit)s %%)") % {
-            "fails": 100 - group, "limit": house["award_group_threat_percent"]}
-    elif row == "no_threat":
-        why = _("one character alone wins %(alone)s %% (0 UP from %(limit)s %%)") % {
-            "alone": alone, "limit": house["award_no_threat_percent"]}
-    elif row == "alone_wins":
-        why = _("one character alone wins %(alone)s %% (1 UP from %(limit)s %%)") % {
-            "alone": alone, "limit": house["award_alone_wins_percent"]}
-    else:
-        why = _("one character alone wins %(alone)s %% (below %(limit)s %%: 2 UP)") % {
-            "alone": alone, "limit": house["award_alone_wins_percent"]}
-    return {"up": award["up"], "row": AWARD_ROWS[row], "why": why, "group": group,
-            "alone": alone}
-
-
-def award_url(encounter: Encounter, award: dict) -> str:
-    """The campaign's award form, filled in with the simulated row for this fight."""
-    query = urlencode({
-        "method": "combat",
-        "challenge": award["up"],
-        "reason": _("The fight: %(name)s") % {"name": encounter.name},
-    })
-    return f"{reverse('campaigns:awards', args=[encounter.campaign_id])}?{query}"
 
 
 def section(request, encounter, membership, *, status: int = 200, **kwargs) -> HttpResponse:

@@ -1,15 +1,15 @@
 """Encounter pages: the list, the encounter itself (state, prompts, actions, GM controls),
 commands from forms, and the attack preview. Every view checks the member's right on the
-server; the engine decides what is legal.
+server; the engine decides what is legal. What these views share with the simulation's
+and the API's (the member's encounter, a form read as a command, the simulation section)
+is combat.pages.
 """
 
 import contextlib
 import math
-import re
-from functools import cache, wraps
+from functools import cache
 
 from django.contrib.auth.decorators import login_required
-from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponse, JsonResponse
 from django.middleware.csrf import get_token
@@ -24,101 +24,25 @@ from django.views.decorators.http import require_GET, require_POST
 
 from campaign_log.reading import events_page
 from campaigns import scoped
-from campaigns.access import get_campaign, get_membership
+from campaigns.access import get_campaign
 from combat import battle_map, fight_story, running, services
 from combat.forms import EncounterForm, MapPictureForm
 from combat.models import Encounter, MapPicture, NpcTemplate
+from combat.pages import (
+    LIST_FIELDS,
+    SKIP,
+    command_from_post,
+    encounter_for,
+    member_view,
+    previews_for,
+    section_context,
+)
 from combat.templatetags.aoristos_combat import refusal, translated
-from core.params import ascii_digits, strict_int
+from core.params import strict_int
 from rules.engine import engine_for
 from rules.errors import RulesError
 
-# Form fields that stay text whatever they look like; the rest become numbers or booleans
-# when they look like one (the engine's parser is strict about types).
-TEXT_FIELDS = {"type", "id", "name", "side", "hand", "label", "weapon", "target", "mode",
-               "kind", "key",  # the battle map's scene (rules/scene.py)
-               "posture", "area", "right", "left", "attacker",
-               # the chronicle's (rules/aoristos/aftermath/commands.py)
-               "unit", "until", "activity", "environment", "rest", "care", "source",
-               "reason", "description", "effects", "develops", "disorder", "recovery"}
-LIST_FIELDS = {"properties", "hidden_areas", "weapons", "armour", "ids", "equipment", "levels"}
-NUMBER_LISTS = {"levels"}  # lists of whole numbers
-NUMBER = re.compile(r"^-?[0-9]{1,6}(\.[0-9]{1,2})?$")
-SKIP = {"csrfmiddlewaretoken", "version", "next"}
 UNDO_CHOICES = 12
-
-
-class LogIn(Exception):
-    """Nobody is logged in: the view sends them to log in."""
-
-
-def encounter_for(request, pk: int, *, gm: bool = False):
-    """The encounter and the user's membership of its campaign, user and campaign read
-    with it (`campaigns.access.get_membership`): 404 for non-members, 403 if `gm` is
-    needed, LogIn for the anonymous."""
-    encounter = services.encounter_row(pk)
-    if encounter is None:
-        raise Http404
-    membership = get_membership(request, encounter.campaign_id, gm=gm)
-    if membership is None:
-        raise LogIn
-    encounter.campaign = membership.campaign
-    return encounter, membership
-
-
-def member_view(view):
-    """Like ``login_required``, without reading the user before the membership does."""
-
-    @wraps(view)
-    def wrapper(request, *args, **kwargs):
-        try:
-            return view(request, *args, **kwargs)
-        except LogIn:
-            return redirect_to_login(request.get_full_path())
-
-    return wrapper
-
-
-def command_from_post(post) -> dict:
-    """A command dict from a form: numbers, booleans, lists and a cover per area. NUL
-    characters are dropped (PostgreSQL stores none in the log's JSON)."""
-    data: dict = {}
-    cover = {}
-    for key in post:
-        if key in SKIP:
-            continue
-        if key in LIST_FIELDS:
-            data[key] = [v.replace("\x00", "") for v in post.getlist(key) if v != ""]
-            if key in NUMBER_LISTS:
-                data[key] = [int(v) if ascii_digits(v.strip(), 6) else v for v in data[key]]
-            continue
-        value = post.get(key, "").replace("\x00", "")
-        if key.startswith("cover_"):
-            if value.strip():
-                cover[key.removeprefix("cover_")] = value
-            continue
-        if value == "" and key not in ("hand",):
-            continue
-        if key in TEXT_FIELDS:
-            data[key] = value
-        elif value in ("true", "false", "on"):
-            data[key] = value != "false"
-        elif NUMBER.match(value.strip()):
-            number = float(value)
-            data[key] = int(number) if number.is_integer() and "." not in value else number
-        else:
-            data[key] = value
-    if cover or post.get("type") == "update_combatant" and "cover_torso" in post:
-        parsed = {}
-        for area, value in cover.items():
-            if not ascii_digits(value.strip(), 6):
-                raise RulesError(_("Cover must be a whole number."))
-            parsed[area] = int(value)
-        data["cover"] = parsed
-    for key in ("x", "y"):  # coordinates are metres, whole or not
-        if isinstance(data.get(key), int):
-            data[key] = float(data[key])
-    return data
 
 
 def form_attributes(url: str) -> str:
@@ -228,8 +152,6 @@ def page_context(request, encounter, membership, result=None, **extra) -> dict:
         context["characters"] = list(encounter.campaign.characters.order_by("name"))
         context["templates"] = list(NpcTemplate.objects.filter(campaign=encounter.campaign))
     if encounter.kind == Encounter.Kind.COMBAT:  # how dangerous is it (issue 29)
-        from combat.simulation_views import section_context
-
         context |= section_context(encounter, membership)
         if encounter.ended:  # the story in numbers, for everyone (issue 29)
             context["story"] = fight_story.told_to(fight_story.story_of(encounter), membership)
@@ -648,10 +570,3 @@ def filled(template_: str, params: dict) -> str:
         return template_.format(**params)
     except (KeyError, IndexError, ValueError):
         return template_
-
-
-def previews_for(viewer, combatant_id) -> bool:
-    """Whether `viewer` may preview an attack of `combatant_id` (a query's text): the GM
-    any, a player only a combatant they command."""
-    return viewer.is_gm or combatant_id in viewer.controls
-

@@ -188,3 +188,13 @@ def test_the_table_and_the_fights_do_not_import_each_other():
         if {app_of(name), app_of(target)} == {"table", "combat"}
     )
     assert across == []
+
+
+def test_the_combat_pages_import_one_way():
+    """Issue 44: the encounter panel needed the simulation section's context and the
+    section's views the panel's `encounter_for`, a circle hidden in a lazy import. What the
+    view modules share is combat.pages, below them; none of them imports another."""
+    edges = graph()
+    pages = ("combat.views", "combat.simulation_views", "combat.api")
+    assert sorted((a, b) for a in pages for b in pages if b in edges[a]) == []
+    assert not {m for m in edges["combat.pages"] if m in pages}
