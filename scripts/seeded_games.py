@@ -64,15 +64,15 @@ LOOKUPS = {
     "render_view": ("campaign_log.lines:render_view", "table.lines:render_view"),
     "prerender": ("campaign_log.lines:prerender", "table.lines:prerender"),
     # The log read back: a page of it (newest first), and a catch-up after a number.
-    "events_page": ("campaign_log.services:events_page", "table.services:events_page"),
-    "events_after": ("campaign_log.services:events_after", "table.services:events_after"),
+    "events_page": ("campaign_log.reading:events_page", "table.services:events_page"),
+    "events_after": ("campaign_log.reading:events_after", "table.services:events_after"),
     # The live stream's broadcaster (its `publish` is listened to).
     "get_broadcaster": ("campaign_log.broadcast:get_broadcaster",
                         "table.broadcast:get_broadcaster"),
     # Modules whose `rng` (the app's dice) gets a seeded one, by role: every module found
     # of a role gets the same seed, wherever its code moved.
     "combat_rng": ("combat.services",),
-    "table_rng": ("campaign_log.services", "table.services"),
+    "table_rng": ("table.services",),
     "character_rng": ("characters.entered",),
     # Encounters, as the pages run them.
     "encounter_create": ("combat.services:encounter_create",),
