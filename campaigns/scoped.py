@@ -62,6 +62,21 @@ def character(campaign_id: int, value, *, system: str) -> Character:
                value, "character")
 
 
+def characters(campaign_id: int, values, *, system: str, queryset: QuerySet | None = None
+               ) -> dict[int, Character]:
+    """The characters `values` name, by id, each of campaign `campaign_id` and of rule
+    system `system`, read in one query (from `queryset`, e.g. with what their levels
+    need); NotInCampaign for the first value that names none of them."""
+    ids = [plain_id(value, "character") for value in values]
+    rows = Character.objects if queryset is None else queryset
+    found = {c.pk: c for c in rows.filter(campaign_id=campaign_id, rule_system=system,
+                                          pk__in=set(ids))} if ids else {}
+    for pk in ids:
+        if pk not in found:
+            raise NotInCampaign("character", pk)
+    return found
+
+
 def member(campaign: Campaign, value, *, players_only: bool = False) -> Membership:
     """A membership of `campaign` (with its user), of an account that can log in: a
     placeholder seat is no member to hand anything to."""

@@ -5,6 +5,7 @@ from django.utils.choices import CallableChoiceIterator
 from django.utils.translation import gettext, pgettext
 from django.utils.translation import gettext_lazy as _
 
+from campaigns import scoped
 from characters.terms import label, test_label
 from rules import RulesError
 from rules.aoristos import character as rules
@@ -152,20 +153,65 @@ class ConstantField(forms.IntegerField):
         return number
 
 
+class CharacterIds(forms.MultipleChoiceField):
+    """Characters of the campaign ticked by id (an opposed test's sides). Which of them
+    play here is the form's clean() (one query for every id the form names, through
+    `campaigns.scoped`), so a wrong id is refused with its reason; the list is read only
+    when the form is rendered."""
+
+    widget = forms.CheckboxSelectMultiple
+
+    def valid_value(self, value) -> bool:
+        return True  # checked against the campaign in RollForm.check_sides
+
+
+def plain_pk(text) -> int | None:
+    """A typed id as a number, or None when it cannot be one."""
+    text = str(text)
+    return int(text) if text.isascii() and text.isdigit() and 0 < len(text) <= 18 else None
+
+
+OTHER = "other"  # the other side is represented by someone without a sheet: a name, a TB
+MAX_ON_A_SIDE = 30  # characters a side may name (a campaign's table is a few)
+
+
 class RollForm(HandForm):
-    """The dice tray: a free hand, or a success test of a character's properties (p. 5)
-    with the GST as the default ST.
+    """The dice tray: a free hand, a success test of a character's properties (p. 5)
+    with the GST as the default ST, or an opposed test (p. 5).
 
     A test may be of no property at all: an empty TB, TB 0 and GST 4 (the weekly healing
     test, p. 14). A constant adds to the TB without being a property, so it leaves the GST
     alone (the psychosis test VIL + 20 has GST 6, and the GM sets the ST, p. 15). A test
-    still needs a character: the one who rolls."""
+    still needs a character: the one who rolls.
+
+    An opposed test (p. 5: each side sums the relevant TBs of everyone on it; only the
+    representatives' F and T apply) is the test above for the side that rolls
+    (``character`` represents it and is one this user may roll for; its properties,
+    constant, F and T), with ``helpers`` beside it, against the other side: ``opponent``
+    represents it, "character:<pk>" (any character of the campaign) or "other" (someone
+    without a sheet: ``opponent_name`` with the TB ``opponent_tb``), with
+    ``opponent_helpers``, the properties ``opponent_properties`` its characters test and
+    its representative's ``opponent_free`` and ``opponent_forced``. No ST: the higher
+    total wins."""
+
+    MODE_OPPOSED = "opposed"
 
     field_order = [
         *("mode", "hand", "purpose", "character", "properties", "empty", "constant"),
-        *("free", "forced", "threshold", "secret"),
+        *("free", "forced", "threshold", "helpers", "opponent", "opponent_name"),
+        *("opponent_tb", "opponent_helpers", "opponent_properties", "opponent_free"),
+        *("opponent_forced", "secret"),
     ]
 
+    mode = forms.ChoiceField(
+        choices=[
+            (HandForm.MODE_TEST, _("Success test")),
+            (MODE_OPPOSED, _("Opposed test")),
+            (HandForm.MODE_HAND, _("Dice hand")),
+        ],
+        initial=HandForm.MODE_TEST,
+        widget=forms.RadioSelect,
+    )
     # Checked in clean() against the characters this user may roll for, and only in a test:
     # a bare hand neither needs nor checks one.
     character = forms.CharField(label=_("Character"), required=False, widget=forms.Select)
@@ -185,26 +231,154 @@ class RollForm(HandForm):
         label=_("Forced dice (T)"), min_value=0, max_value=5, required=False, initial=0
     )
     threshold = forms.IntegerField(label=_("ST"), min_value=0, max_value=999, required=False)
+    # An opposed test's sides (p. 5), checked in clean() through the campaign.
+    helpers = CharacterIds(label=_("Also on this side"), required=False)
+    opponent = forms.CharField(label=_("Against"), required=False, widget=forms.Select)
+    opponent_name = forms.CharField(label=_("Opponent"), max_length=60, required=False)
+    opponent_tb = forms.IntegerField(
+        label=_("The opponent's TB"), min_value=0, max_value=999, required=False,
+        widget=forms.NumberInput(attrs={"inputmode": "numeric"}),
+    )
+    opponent_helpers = CharacterIds(label=_("Also on the other side"), required=False)
+    opponent_properties = forms.MultipleChoiceField(
+        label=_("The other side's properties in the TB"),
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        choices=[(key, label(key)) for key in rules.ATTRIBUTES + rules.SKILLS],
+    )
+    opponent_free = forms.IntegerField(
+        label=_("The other side's free dice (F)"), min_value=0, max_value=5, required=False,
+        initial=0,
+    )
+    opponent_forced = forms.IntegerField(
+        label=_("The other side's forced dice (T)"), min_value=0, max_value=5,
+        required=False, initial=0,
+    )
 
-    def __init__(self, *args, characters, can_roll_secretly: bool, **kwargs):
+    def __init__(self, *args, characters, can_roll_secretly: bool, campaign, **kwargs):
         """`characters`: a queryset of the characters this user may roll for. Validating
-        fetches only the chosen one; the list is read only if the form is rendered."""
+        fetches only the chosen one; the list is read only if the form is rendered.
+        `campaign`: the table's, whose characters an opposed test's sides may name."""
         super().__init__(*args, can_roll_secretly=can_roll_secretly, **kwargs)
         self.characters = characters
+        self.campaign = campaign
         self.character = None
+        self.sides = None  # an opposed test's characters, once clean() has read them
         self.fields["character"].widget.choices = CallableChoiceIterator(
             lambda: [(c.pk, c.name) for c in characters]
         )
+        everyone = CallableChoiceIterator(lambda: [(c.pk, c.name) for c in self.everyone()])
+        self.fields["helpers"].widget.choices = everyone
+        self.fields["opponent_helpers"].widget.choices = everyone
+        self.fields["opponent"].widget.choices = CallableChoiceIterator(self.opponents)
+        self._everyone = None
+
+    def everyone(self) -> list:
+        """The campaign's characters, every one a side may name (read once, to render)."""
+        if self._everyone is None:
+            self._everyone = list(
+                self.campaign.characters.filter(rule_system=self.campaign.rule_system)
+                .order_by("name", "pk")
+            )
+        return self._everyone
+
+    def opponents(self) -> list:
+        """Who may represent the other side: a character of the campaign, or someone
+        without a sheet."""
+        return [
+            ("", gettext("Choose whom the test is against.")),
+            (gettext("Characters"), [(f"character:{c.pk}", c.name) for c in self.everyone()]),
+            (OTHER, gettext("Someone else (a name and a TB)")),
+        ]
+
+    @property
+    def is_opposed(self) -> bool:
+        return self.cleaned_data.get("mode") == self.MODE_OPPOSED
 
     def clean(self):
         cleaned = super().clean()
-        if cleaned.get("mode") == self.MODE_TEST:
+        mode = cleaned.get("mode")
+        if mode in (self.MODE_TEST, self.MODE_OPPOSED):
             self.character = self.chosen_character(cleaned.get("character", ""))
             if self.character is None:
-                self.add_error("character", _("Choose a character to test."))
+                self.add_error("character", self.not_rollable(cleaned.get("character", ""),
+                                                              opposed=mode == self.MODE_OPPOSED))
             elif not cleaned.get("properties") and not cleaned.get("empty"):
                 self.add_error("properties", _("Choose the properties the test is of."))
+        if mode == self.MODE_OPPOSED:
+            self.check_sides(cleaned)
         return cleaned
+
+    def not_rollable(self, text: str, *, opposed: bool) -> str:
+        """Why the chosen character cannot roll here. In an opposed test, a character of
+        the campaign this player may not roll for is named (a side is rolled by its own
+        player, or by the GM); any other id plays nowhere here."""
+        pk = plain_pk(text)
+        if not opposed or pk is None:
+            return gettext("Choose a character to test.")
+        try:
+            theirs = scoped.character(self.campaign.pk, pk, system=self.campaign.rule_system)
+        except scoped.NotInCampaign:
+            return gettext("That character does not play here.")
+        return gettext(
+            "%(name)s is not your character: you roll for your own side. Put %(name)s on "
+            "the other side, or let their player roll."
+        ) % {"name": theirs.name}
+
+    def check_sides(self, cleaned):
+        """The sides of an opposed test, read through the campaign in one query: every
+        character named (the other side's representative, the characters beside either
+        representative) plays in it, nobody is on both sides, and a side with characters
+        says what they test. Keeps them in ``self.sides``."""
+        opponent = cleaned.get("opponent") or ""
+        kind, _sep, number = opponent.partition(":")
+        named = {"helpers": cleaned.get("helpers") or [],
+                 "opponent_helpers": cleaned.get("opponent_helpers") or []}
+        if opponent == OTHER:
+            if not (cleaned.get("opponent_name") or "").strip():
+                self.add_error("opponent_name", gettext("Name the opponent."))
+            if cleaned.get("opponent_tb") is None and "opponent_tb" not in self.errors:
+                self.add_error("opponent_tb", gettext("Give the opponent's TB."))
+        elif kind == "character" and plain_pk(number) is not None:
+            named["opponent"] = [number]
+        else:
+            self.add_error("opponent", gettext("Choose whom the test is against."))
+        ids = {}
+        for field, values in named.items():
+            if len(values) > MAX_ON_A_SIDE:
+                self.add_error(field, gettext("At most %(limit)s characters on a side.")
+                               % {"limit": MAX_ON_A_SIDE})
+                return
+            ids[field] = [plain_pk(value) for value in values]
+        wrong = [field for field, pks in ids.items() if None in pks]
+        found = {}
+        if not wrong:
+            every = [pk for pks in ids.values() for pk in pks]
+            try:
+                found = scoped.characters(
+                    self.campaign.pk, every, system=self.campaign.rule_system,
+                    queryset=self.campaign.characters.with_levels(),
+                )
+            except scoped.NotInCampaign as error:
+                missing = plain_pk(error.params.get("id", ""))
+                wrong = [field for field, pks in ids.items() if missing in pks]
+        for field in wrong:
+            self.add_error(field, gettext("That character does not play here."))
+        if wrong or self.character is None or self.errors:
+            return
+        ours = unique([self.character, *(found[pk] for pk in ids["helpers"])])
+        theirs = unique([found[pk] for pk in ids.get("opponent", []) + ids["opponent_helpers"]])
+        both = [c for c in theirs if c.pk in {mine.pk for mine in ours}]
+        if both:
+            field = "opponent" if both[0].pk in ids.get("opponent", []) else "opponent_helpers"
+            self.add_error(field, gettext("%(name)s cannot be on both sides.")
+                           % {"name": both[0].name})
+            return
+        if theirs and not cleaned.get("opponent_properties"):
+            self.add_error("opponent_properties",
+                           gettext("Choose the properties the other side tests."))
+            return
+        self.sides = (ours, theirs)
 
     def chosen_character(self, text: str):
         """The chosen character if this user may roll for it, with what its levels need
@@ -236,6 +410,42 @@ class RollForm(HandForm):
             "label": test_label(keys, constant),
         }
 
+    def opposition(self) -> dict:
+        """The opposed test planned (p. 5): each side (``a``, the one that rolls, and
+        ``b``) as the rules core sums it (`success.opposed_side`) with its label, its
+        participants (name, TB; the representative first) and constant, and the exact
+        ``odds`` of each outcome (`success.opposed_odds`, what the roll decides by)."""
+        data = self.cleaned_data
+        ours, theirs = self.sides
+        keys_a, constant = data["properties"], data.get("constant") or 0
+        a = success.opposed_side(
+            [c.test_levels() for c in ours], keys_a, constant=constant,
+            free=data.get("free") or 0, forced=data.get("forced") or 0,
+        )
+        keys_b = data.get("opponent_properties") or []
+        someone = []
+        if data.get("opponent") == OTHER:
+            someone = [{"name": " ".join(data["opponent_name"].split()),
+                        "test_base": data["opponent_tb"]}]
+        b = success.opposed_side(
+            [c.test_levels() for c in theirs], keys_b if theirs else [],
+            constant=someone[0]["test_base"] if someone else 0,
+            free=data.get("opponent_free") or 0, forced=data.get("opponent_forced") or 0,
+        )
+        return {
+            "a": {
+                "side": a, "label": test_label(keys_a, constant), "constant": constant,
+                "character": self.character,
+                "participants": participants(ours, a.shares),
+            },
+            "b": {
+                "side": b, "label": test_label(keys_b) if keys_b else "", "constant": 0,
+                "character": theirs[0] if theirs and not someone else None,
+                "participants": someone + participants(theirs, b.shares),
+            },
+            "odds": success.opposed_odds(a, b),
+        }
+
     def property_rows(self) -> list[tuple]:
         """Each property's checkbox with the chosen character's level, the one a test uses
         (RÖR under load, p. 5), so the tray shows what a tick adds to the TB."""
@@ -251,3 +461,20 @@ class RollForm(HandForm):
         elif character is None:
             character = self.characters.with_levels().first()
         return character.test_levels() if character else {}
+
+
+def unique(characters: list) -> list:
+    """`characters` with each one once, in order (a helper ticked who also represents)."""
+    seen, kept = set(), []
+    for character in characters:
+        if character.pk not in seen:
+            seen.add(character.pk)
+            kept.append(character)
+    return kept
+
+
+def participants(characters: list, shares) -> list[dict]:
+    """An opposed side's characters with their TBs, as the log keeps them: the id (the
+    archive rewrites it), the name as it is now and the TB it brought."""
+    return [{"character_id": c.pk, "name": c.name, "test_base": share}
+            for c, share in zip(characters, shares, strict=True)]

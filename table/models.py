@@ -46,7 +46,9 @@ class RollEvent(models.Model):
     secret = models.BooleanField(default=False)
     # A test of a system other than Aoristos: what its rules keep of it (rules.system:
     # ``stored``, read back with ``result_of``), with "system" naming it. NULL for
-    # Aoristos's hands and tests, which the columns above hold.
+    # Aoristos's hands and tests, which the columns above hold; an Aoristos opposed test
+    # (p. 5) keeps its sides here, ``{"sides": {"a": ..., "b": ...}}`` with no "system"
+    # (the columns hold the side that rolled: ``table.services.opposed_test_record``).
     detail = models.JSONField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     # The key of the tray form that rolled it (core.db.idempotency): a retried POST gets

@@ -11,7 +11,7 @@ from django.utils import timezone
 from campaign_log.broadcast import publish_on_commit
 from campaign_log.numbering import insert_numbered, next_seq, public_payload
 from campaigns.models import Campaign
-from rules.aoristos import dice
+from rules.aoristos import dice, success
 from rules.errors import RulesError
 from table.models import MembershipEvent, NoticeEvent, RollEvent
 
@@ -95,6 +95,89 @@ def insert(event: RollEvent) -> bool:
         INSERTED,
         '("actor_id", "idempotency_key") WHERE "idempotency_key" IS NOT NULL',
     )
+
+
+def opposed_test_record(
+    *, campaign: Campaign, actor, opposition: dict, secret: bool = False,
+    idempotency_key: str | None = None,
+) -> RollEvent:
+    """Roll an Aoristos opposed test (p. 5; ``table.forms.RollForm.opposition``): both
+    sides' representatives' hands, once each (a draw is not rolled again), store it as the
+    campaign's next event and broadcast it after commit, as ``roll_record`` does.
+
+    The columns hold the side that rolled (its representative, label, TB and roll; no
+    ST); ``detail["sides"]`` who was on each side with the TB each brought, the other
+    side's TB and roll. Who won is read from them again (``opposed_fields``)."""
+    a, b = opposition["a"], opposition["b"]
+    outcome = success.opposed_test(a["side"], b["side"], rng)
+    event = RollEvent(
+        campaign=campaign,
+        actor=actor,
+        character=a["character"],
+        kind=RollEvent.Kind.TEST,
+        label=a["label"],
+        hand=str(outcome.a.hand),
+        dice=list(outcome.a.dice),
+        counted=list(outcome.a.counted),
+        result=outcome.a.result,
+        test_base=a["side"].test_base,
+        threshold=None,
+        secret=secret,
+        detail={"sides": {
+            "a": {"participants": a["participants"], "constant": a["constant"]},
+            "b": {
+                "participants": b["participants"], "constant": b["constant"],
+                "label": b["label"], "test_base": b["side"].test_base,
+                "hand": str(outcome.b.hand), "dice": list(outcome.b.dice),
+                "counted": list(outcome.b.counted), "result": outcome.b.result,
+            },
+        }},
+        created_at=timezone.now(),
+        idempotency_key=idempotency_key,
+    )
+    return store_and_publish(event)
+
+
+def opposed_fields(event: RollEvent) -> dict:
+    """What the log line of an Aoristos opposed test shows (``opposed_test_record``): each
+    side's people with their TBs, what it tested, its TB, hand, dice and total (``sides``:
+    the side that rolled, then the other), and the winner, decided again from the stored
+    dice by the rules core (`success.resolve_opposed`, as the roll was). Names as they
+    were, no ids (a player's archive holds these lines)."""
+    stored = event.detail["sides"]
+    theirs = stored["b"]
+    roll_a = dice.Roll(dice.parse_hand(event.hand), tuple(event.dice), tuple(event.counted),
+                       event.result)
+    roll_b = dice.Roll(dice.parse_hand(theirs["hand"]), tuple(theirs["dice"]),
+                       tuple(theirs["counted"]), theirs["result"])
+    outcome = success.resolve_opposed(
+        success.OpposedSide(event.test_base, roll_a.hand),
+        success.OpposedSide(theirs["test_base"], roll_b.hand), roll_a, roll_b,
+    )
+    sides = []
+    for side, rolled, total, label, test_base in (
+        (stored["a"], roll_a, outcome.total_a, event.label, event.test_base),
+        (theirs, roll_b, outcome.total_b, theirs["label"], theirs["test_base"]),
+    ):
+        people = [{"name": p["name"], "test_base": p["test_base"]} for p in side["participants"]]
+        sides.append({
+            "participants": people,
+            "names": ", ".join(p["name"] for p in people),
+            "representative": people[0]["name"] if people else "",
+            "constant": side.get("constant", 0),
+            "label": label, "test_base": test_base, "hand": str(rolled.hand),
+            "result": rolled.result, "total": total,
+            "faces": faces(list(rolled.dice), list(rolled.counted)),
+        })
+    return {
+        "template": "systems/aoristos/_opposed.html",
+        "sides": sides,
+        "winner": outcome.winner,
+        "total": outcome.total_a,
+        # The line is marked by whether the side that rolled won; a draw is neither.
+        "success": {1: True, -1: False}.get(outcome.winner),
+        "margin": outcome.total_a - outcome.total_b,
+    }
 
 
 def system_test_record(
@@ -304,9 +387,11 @@ def payload(event: RollEvent, names: tuple[str, str] | None = None) -> dict:
     """Everything about a roll, as plain JSON-able data (what the broadcaster carries).
     `names`: its actor's username and its character's name, when they were read with the
     row (``log_rows``) rather than loaded as relations."""
-    if event.detail is not None:
+    if event.detail is None:  # an Aoristos hand or test: its columns
+        return base_payload(event, event.outcome(), names)
+    if "system" in event.detail:  # another system's, which it reads back itself
         return base_payload(event, None, names) | system_fields(event)
-    return base_payload(event, event.outcome(), names)
+    return base_payload(event, None, names) | opposed_fields(event)  # Aoristos's opposed
 
 
 def base_payload(event: RollEvent, outcome, names: tuple[str, str] | None = None) -> dict:

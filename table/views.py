@@ -49,6 +49,7 @@ def roll_form(membership, data=None) -> HandForm:
         data,
         characters=rollable_characters(membership),
         can_roll_secretly=membership.is_gm,
+        campaign=membership.campaign,
         initial={"mode": RollForm.MODE_TEST},
     )
 
@@ -162,6 +163,14 @@ def roll(request, membership):
             secret=secret,
             idempotency_key=key,
         )
+    elif form.is_opposed:
+        event = services.opposed_test_record(
+            campaign=campaign,
+            actor=membership.user,
+            opposition=form.opposition(),
+            secret=secret,
+            idempotency_key=key,
+        )
     else:
         test = form.test()
         event = services.roll_record(
@@ -248,6 +257,8 @@ def odds_answer(request, membership, data):
             "high": hand.max_result,
             "mean": float(mean),
         }
+    elif form.is_opposed:
+        context["odds"] = opposed_odds(form.opposition())
     else:
         test = form.test()
         chance = success.p_success(test["hand"], test["test_base"], test["threshold"])
@@ -258,6 +269,28 @@ def odds_answer(request, membership, data):
         keys = [key for key, _label in form.fields["properties"].choices]
         context["levels_oob"] = [(key, levels.get(key)) for key in keys]
     return render(request, "table/table.html#odds", context)
+
+
+def opposed_odds(opposition: dict) -> dict:
+    """What the tray shows before an Aoristos opposed test (p. 5): each side (who is on it
+    with their TBs, what it tests, its TB and hand) and the exact chance of each outcome,
+    the rules core's (`success.opposed_odds`)."""
+    odds = opposition["odds"]
+    sides = {}
+    for name in ("a", "b"):
+        side = opposition[name]
+        sides[name] = {
+            "label": side["label"], "test_base": side["side"].test_base,
+            "hand": str(side["side"].hand), "participants": side["participants"],
+            "constant": side["constant"],
+            "names": ", ".join(p["name"] for p in side["participants"]),
+            "representative": side["participants"][0]["name"],
+        }
+    return {
+        "opposed": sides, "exact": odds,
+        "a_wins": float(odds.a_wins) * 100, "draw": float(odds.draw) * 100,
+        "b_wins": float(odds.b_wins) * 100,
+    }
 
 
 @login_required

@@ -98,6 +98,19 @@ def test_form_fields_that_name_another_campaigns_rows(client, world):
         if system == "t10":
             tries.append((reverse("table:roll", args=[mine]),
                           {"stat": "charisma", "toward": f"character:{theirs}"}))
+        if system == "aoristos":  # an opposed test's sides (p. 5), each field naming theirs
+            own = Character.objects.create(owner=world["attacker"], campaign=w["mine"],
+                                           name="Min egen", rule_system=system)
+            side = {"mode": "opposed", "character": own.pk, "properties": "agility",
+                    "opponent": "other", "opponent_name": "Någon", "opponent_tb": 3,
+                    "opponent_properties": "agility"}
+            url = reverse("table:roll", args=[mine])
+            tries += [
+                (url, side | {"character": theirs}),
+                (url, side | {"opponent": f"character:{theirs}"}),
+                (url, side | {"helpers": theirs}),
+                (url, side | {"opponent_helpers": theirs}),
+            ]
         for url, data in tries:
             answer = client.post(url, data, headers={"HX-Request": "true"})
             assert answer.status_code in (200, *REFUSED), (url, answer.status_code)

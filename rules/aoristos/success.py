@@ -5,22 +5,32 @@ psychosis test is VIL + 20, p. 15); a test of nothing has TB 0 (the weekly heali
 p. 14). Roll 1B1T (+1T per degree of nervchock, then any F/T from circumstances). Total
 ("helt slag") = TB + result. Success when the total is at least the threshold ST;
 margin = total - ST. The base threshold GST is 4 + 2 per property in TB (a constant is
-no property: it leaves the GST alone). Opposed tests: higher total wins, equal totals
-are a draw.
+no property: it leaves the GST alone). Opposed tests (p. 5): each side's TB is the sum
+of the relevant TBs of everyone on it, one person represents each side and only the
+representatives' F and T apply; the higher total wins, equal totals are a draw with no
+effect.
 """
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 
-from rules.aoristos.dice import Hand, Purpose, Roll, Roller, p_at_least, roll
+from rules.aoristos.dice import Hand, Purpose, Roll, Roller, distribution, p_at_least, roll
 from rules.errors import RulesError
 
 __all__ = [
+    "OpposedOdds",
+    "OpposedOutcome",
+    "OpposedSide",
     "TestOutcome",
     "base_threshold",
     "opposed",
+    "opposed_odds",
+    "opposed_side",
+    "opposed_test",
     "p_success",
+    "resolve_opposed",
     "resolve_test",
     "success_test",
     "test_hand",
@@ -155,3 +165,87 @@ def opposed(total_a: int, total_b: int) -> int:
     _check_int("total_a", total_a)
     _check_int("total_b", total_b)
     return (total_a > total_b) - (total_a < total_b)
+
+
+@dataclass(frozen=True)
+class OpposedSide:
+    """One side of an opposed test (p. 5): its TB, the sum of the relevant TBs of everyone
+    on the side, and the hand its representative rolls, 1B1T with the representative's F
+    and T alone ("Endast representanternas eventuella F och T gäller"). ``shares``: each
+    participant's own TB, in order (what the TB was summed from, beside a constant)."""
+
+    test_base: int
+    hand: Hand
+    shares: tuple[int, ...] = ()
+
+
+def opposed_side(
+    participants: Sequence[Mapping[str, int]],
+    keys: Sequence[str],
+    *,
+    free: int = 0,
+    forced: int = 0,
+    constant: int = 0,
+) -> OpposedSide:
+    """The side of `participants` (each one's levels) testing properties `keys` (p. 5):
+    "Då lägger man ihop alla relevanta testbaser på vardera sidan", so the side's TB is
+    the sum of every participant's TB of `keys`, plus `constant` (what someone without
+    levels brings: a TB the GM gives). `free` and `forced` are the representative's
+    extra dice; nobody else's count."""
+    for levels in participants:
+        if missing := [key for key in keys if key not in levels]:
+            raise RulesError(f"no level of {', '.join(missing)} to test")
+    shares = tuple(sum(levels[key] for key in keys) for levels in participants)
+    return OpposedSide(
+        sum(shares) + _check_int("constant", constant), test_hand(free=free, forced=forced),
+        shares,
+    )
+
+
+@dataclass(frozen=True)
+class OpposedOdds:
+    """The exact chance of each outcome of an opposed test: side A wins, a draw, side B
+    wins (they sum to 1)."""
+
+    a_wins: Fraction
+    draw: Fraction
+    b_wins: Fraction
+
+
+def opposed_odds(a: OpposedSide, b: OpposedSide) -> OpposedOdds:
+    """Exact odds of the opposed test of `a` against `b`, over every result of both hands
+    (:func:`rules.aoristos.dice.distribution`, the dice that count as :func:`roll` counts
+    them for a test), each pair of totals decided by :func:`opposed` as the roll is."""
+    tally = {1: Fraction(0), 0: Fraction(0), -1: Fraction(0)}
+    theirs = distribution(b.hand, Purpose.TEST)
+    for result_a, p_a in distribution(a.hand, Purpose.TEST).items():
+        for result_b, p_b in theirs.items():
+            tally[opposed(a.test_base + result_a, b.test_base + result_b)] += p_a * p_b
+    return OpposedOdds(tally[1], tally[0], tally[-1])
+
+
+@dataclass(frozen=True)
+class OpposedOutcome:
+    """A resolved opposed test: each side's roll and total ("helt slag" = TB + result),
+    and the winner as :func:`opposed` gives it (1: A, -1: B, 0: a draw, no effect)."""
+
+    a: Roll
+    b: Roll
+    total_a: int
+    total_b: int
+    winner: int
+
+
+def resolve_opposed(a: OpposedSide, b: OpposedSide, roll_a: Roll, roll_b: Roll) -> OpposedOutcome:
+    """Resolve an opposed test already rolled: the higher total wins (p. 5)."""
+    total_a = _check_int("test_base", a.test_base) + roll_a.result
+    total_b = _check_int("test_base", b.test_base) + roll_b.result
+    return OpposedOutcome(roll_a, roll_b, total_a, total_b, opposed(total_a, total_b))
+
+
+def opposed_test(a: OpposedSide, b: OpposedSide, rng: Roller | None = None) -> OpposedOutcome:
+    """Roll an opposed test: side A's representative's hand, then side B's, each once: a
+    draw is a draw, not rolled again (p. 5: "Lika slag räknas som oavgjort")."""
+    roll_a = roll(a.hand, rng, Purpose.TEST)
+    roll_b = roll(b.hand, rng, Purpose.TEST)
+    return resolve_opposed(a, b, roll_a, roll_b)

@@ -124,7 +124,9 @@ class AoristosSystem:
     house_rules: tuple[HouseRule, ...] = AWARD_HOUSE_RULES
     test_params = ()  # its tray is the live table's own (TB, F and T dice, ST: p. 5)
     hand_examples = ("2B2T+1",)  # its hands too (table.forms.HandForm: B, F and T dice)
-    # Its opposed tests (each side sums its TBs, p. 5) are not in the tray yet.
+    # Its opposed tests (each side sums the TBs of everyone on it, p. 5) are the live
+    # table's own form's (table.forms.RollForm, over success.opposed_side and
+    # opposed_odds), as its tests are: a TestPlan of one character a side cannot hold them.
     opposition = False
     opposed_params = ()
     opponent_value = None
@@ -228,7 +230,7 @@ class AoristosSystem:
     plan_hand = roll_hand = stored_hand = hand_of = _table_hand
 
     def _no_opposition(self, *args):
-        raise RulesError("Aoristos's opposed tests are not in the tray yet")
+        raise RulesError("Aoristos's opposed tests are rolled by the table's own form")
 
     opposed_odds = roll_opposed = delayed_odds = overcomes = _no_opposition
 

@@ -426,6 +426,9 @@ ID_FIELDS = {
     "RollEvent.detail.opposed.character_id": (
         "table/services.py system_opposed_record: the opponent of an opposed test",
         "character"),
+    "RollEvent.detail.sides.a/b.participants: character_id": (
+        "table/services.py opposed_test_record, table/forms.py RollForm.opposition: who "
+        "was on each side of an Aoristos opposed test", "character"),
     "NoticeEvent.data.character_id": (
         "table/views.py situation_end: the character whose situation is over", "character"),
     "NoticeEvent.data.url": (
@@ -502,6 +505,10 @@ def stored_ids(campaign) -> dict[str, list[tuple[str, int]]]:
         "RollEvent.detail.opposed.character_id": [
             ("character", d["opposed"]["character_id"]) for d in rolls
             if (d.get("opposed") or {}).get("character_id")],
+        "RollEvent.detail.sides.a/b.participants: character_id": [
+            ("character", person["character_id"]) for d in rolls
+            for side in (d.get("sides") or {}).values() for person in side["participants"]
+            if person.get("character_id")],
         "NoticeEvent.data.character_id": [
             ("character", d["character_id"]) for d in notices if "character_id" in d],
         "NoticeEvent.data.url": [
@@ -555,7 +562,8 @@ def named(kind: str, pk: int, campaign) -> str:
 def every_id(played, gm, alice, bob, client, django_capture_on_commit_callbacks):
     """`played`'s campaigns with every field of ID_FIELDS holding an id: a T10 social roll
     toward Henrik and one toward Karin (who left the campaign since), a duel against
-    Henrik, a situation that ended, and a template naming Albert."""
+    Henrik, Albert's opposed test against Dora, a situation that ended, and a template
+    naming Albert."""
     from combat.models import NpcTemplate
     from table.services import notice_record
 
@@ -578,6 +586,14 @@ def every_id(played, gm, alice, bob, client, django_capture_on_commit_callbacks)
             "opponent_modifier": 0}, headers={"HX-Request": "true"})
         assert answer.status_code == 200
         albert = aoristos.characters.get(name="Albert")
+        # An Aoristos opposed test (p. 5): Albert against Dora, someone named beside her.
+        dora = Character.objects.create(owner=bob, campaign=aoristos, name="Dora")
+        answer = client.post(reverse("table:roll", args=[aoristos.pk]), {
+            "mode": "opposed", "character": albert.pk, "properties": "agility",
+            "opponent": f"character:{dora.pk}", "opponent_properties": "agility"},
+            headers={"HX-Request": "true"})
+        assert answer.status_code == 200
+        assert b'class="error"' not in answer.content
         notice_record(campaign_id=aoristos.pk, kind="situation", actor="gunnar",
                       character_id=albert.pk, character=albert.name)
     Character.objects.filter(pk=karin.pk).update(campaign=None)  # Karin left

@@ -300,6 +300,20 @@ def check(page, name, shot) -> list[str]:
     return problems
 
 
+def open_opposed_test(page) -> None:
+    """The Aoristos tray's opposed test against someone without a sheet, its odds shown."""
+    from playwright.sync_api import expect
+
+    tray = page.locator("#tray-form")
+    tray.locator("input[name=mode][value=opposed]").check()
+    tray.locator("input[name=properties][value=agility]").check()
+    tray.locator("select[name=opponent]").select_option("other")
+    tray.locator("input[name=opponent_name]").fill("Vakten")
+    tray.locator("input[name=opponent_tb]").fill("5")
+    tray.locator("input[name=opponent_tb]").blur()
+    expect(page.get_by_test_id("odds-b-wins")).to_be_visible(timeout=5_000)
+
+
 def test_every_page_fits_a_phone_and_passes_axe(browser, site_server, demo, shot):
     started = time.monotonic()
     users = {"player": "demo-spelare", "gm": "demo-sl", "guest": "gästen", "anonymous": None}
@@ -318,6 +332,9 @@ def test_every_page_fits_a_phone_and_passes_axe(browser, site_server, demo, shot
             if name.startswith("encounter-") and tools.count():
                 tools.locator("summary").click()
                 problems += check(page, f"{who}-{name}-scene-tools", shot)
+            if name == "table-aoristos":  # the tray's opposed test, filled in (issue 45)
+                open_opposed_test(page)
+                problems += check(page, f"{who}-{name}-opposed", shot)
         problems += [f"{who}: script error: {error}" for error in errors]
         context.close()
     assert visited == len(sweep) > 50

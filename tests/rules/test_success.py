@@ -8,13 +8,19 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from rules import RulesError
-from rules.aoristos.dice import Hand, Purpose, parse_hand, roll
+from rules.aoristos.dice import Hand, Purpose, choose_counted, parse_hand, roll
 from rules.aoristos.success import (
+    OpposedOdds,
+    OpposedSide,
     TestOutcome,
     base_threshold,
     opposed,
+    opposed_odds,
+    opposed_side,
+    opposed_test,
     p_success,
     plan_test,
+    resolve_opposed,
     resolve_test,
     success_test,
     test_hand,
@@ -205,3 +211,136 @@ def test_a_constant_adds_to_the_tb_but_not_to_the_gst():
     assert plan_test(levels, [], constant=20).gst == 4
     with pytest.raises(RulesError):
         plan_test(levels, ["willpower"], constant="20")
+
+
+
+# Opposed tests (p. 5): "Då lägger man ihop alla relevanta testbaser på vardera sidan och
+# låter en person representera varje sida i ett motståndstest. Endast representanternas
+# eventuella F och T gäller. Högst helt slag vinner. Lika slag räknas som oavgjort, och
+# har normalt sett ingen effekt."
+
+ALBERT = {"agility": 2, "alertness": 5, "wilderness": 0}
+BERTIL = {"agility": 4, "alertness": 3, "wilderness": 2}
+VAKTEN = {"agility": 3, "alertness": 4, "wilderness": 1}
+
+
+def test_a_side_sums_the_relevant_tbs_of_everyone_on_it():
+    """p. 5: each side adds up all relevant TBs: Albert's and Bertil's SIN + Vildmark,
+    (5 + 0) + (3 + 2) = 10; a TB the GM gives someone without levels adds to it."""
+    side = opposed_side([ALBERT, BERTIL], ["alertness", "wilderness"])
+    assert (side.test_base, side.shares) == (10, (5, 5))
+    assert opposed_side([ALBERT], ["alertness", "wilderness"]).test_base == 5
+    assert opposed_side([ALBERT, BERTIL], ["agility"], constant=4).test_base == 2 + 4 + 4
+    assert opposed_side([], [], constant=7).test_base == 7  # someone without a sheet alone
+
+
+def test_only_the_representatives_f_and_t_apply():
+    """p. 5: "Endast representanternas eventuella F och T gäller": the side rolls one hand,
+    1B1T with its representative's F and T, however many stand on the side."""
+    alone = opposed_side([ALBERT], ["agility"], free=1)
+    together = opposed_side([ALBERT, BERTIL, VAKTEN], ["agility"], free=1)
+    assert alone.hand == together.hand == test_hand(free=1) == parse_hand("1B")
+    assert opposed_side([ALBERT, BERTIL], ["agility"], forced=2).hand == parse_hand("1B3T")
+    assert opposed_side([ALBERT, BERTIL], ["agility"]).hand == parse_hand("1B1T")
+
+
+def test_the_higher_total_wins_and_equal_totals_draw(scripted):
+    """p. 5: "Högst helt slag vinner. Lika slag räknas som oavgjort": Albert and Bertil's
+    RÖR 6 rolls 4 and 2 (the lower counts: 2), total 8; Vakten's RÖR 3 rolls 5 and 6
+    (5), total 8: a draw, and nobody rolls again. Then 6 and 6 (6 + 6 = 12) beat Vakten's
+    1 and 1 (3 + 1 = 4), and 1 and 3 (6 + 1 = 7) lose to 6 and 6 (3 + 6 = 9)."""
+    ours = opposed_side([ALBERT, BERTIL], ["agility"])
+    theirs = opposed_side([VAKTEN], ["agility"])
+    draw = opposed_test(ours, theirs, scripted(4, 2, 5, 6))
+    assert (draw.total_a, draw.total_b, draw.winner) == (8, 8, 0)
+    assert (draw.a.counted, draw.b.counted) == ((2,), (5,))
+    won = opposed_test(ours, theirs, scripted(6, 6, 1, 1))
+    assert (won.total_a, won.total_b, won.winner) == (12, 4, 1)
+    lost = opposed_test(ours, theirs, scripted(1, 3, 6, 6))
+    assert (lost.total_a, lost.total_b, lost.winner) == (7, 9, -1)
+
+
+def test_a_resolved_opposed_test_is_what_was_rolled(scripted):
+    a, b = OpposedSide(3, parse_hand("1B1F")), OpposedSide(5, parse_hand("1B1T"))
+    roll_a, roll_b = roll(a.hand, scripted(2, 6)), roll(b.hand, scripted(2, 6))
+    outcome = resolve_opposed(a, b, roll_a, roll_b)
+    assert (outcome.total_a, outcome.total_b, outcome.winner) == (3 + 6, 5 + 2, 1)
+    with pytest.raises(RulesError):
+        resolve_opposed(OpposedSide(True, a.hand), b, roll_a, roll_b)
+
+
+def test_a_side_of_a_property_nobody_has_is_refused():
+    with pytest.raises(RulesError):
+        opposed_side([ALBERT], ["flying"])
+    with pytest.raises(RulesError):
+        opposed_side([ALBERT], ["agility"], constant="2")
+
+
+def brute_force_odds(a: OpposedSide, b: OpposedSide) -> OpposedOdds:
+    """Every die of both hands, in order: the dice that count as the rules choose them
+    (p. 4: the lowest of a forced hand, the highest of a free one in a test)."""
+    counts = {1: 0, 0: 0, -1: 0}
+    outcomes_a = list(product(range(1, 7), repeat=a.hand.dice_count))
+    outcomes_b = list(product(range(1, 7), repeat=b.hand.dice_count))
+    for faces_a in outcomes_a:
+        total_a = a.test_base + sum(choose_counted(a.hand, faces_a)) + a.hand.modifier
+        for faces_b in outcomes_b:
+            total_b = b.test_base + sum(choose_counted(b.hand, faces_b)) + b.hand.modifier
+            counts[(total_a > total_b) - (total_a < total_b)] += 1
+    n = len(outcomes_a) * len(outcomes_b)
+    return OpposedOdds(Fraction(counts[1], n), Fraction(counts[0], n), Fraction(counts[-1], n))
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        (("1B1T", 6), ("1B1T", 6)),
+        (("1B1T", 7), ("1B1T", 5)),
+        (("1B", 4), ("1B2T", 5)),
+        (("1B1F", 3), ("1B1T", 6)),
+        (("1B2F", 0), ("1B3T", 8)),
+        (("1B1T", 0), ("1B1T", 20)),  # B's worst beats A's best: certain
+    ],
+)
+def test_the_exact_odds_are_every_pair_of_rolls_counted(a, b):
+    """p. 5: the chance of each outcome, counted over every die of both hands, is what
+    opposed_odds gives, exactly; the three sum to 1."""
+    side_a, side_b = OpposedSide(a[1], parse_hand(a[0])), OpposedSide(b[1], parse_hand(b[0]))
+    odds = opposed_odds(side_a, side_b)
+    assert odds == brute_force_odds(side_a, side_b)
+    assert odds.a_wins + odds.draw + odds.b_wins == 1
+
+
+def test_equal_sides_are_even_and_a_draw_is_the_chance_of_equal_totals():
+    """1B1T against 1B1T at the same TB: each die that counts is the lower of two, P(k) =
+    (13 - 2k)/36; a draw is the sum of their squares, 286/1296; the rest is split evenly."""
+    side = OpposedSide(5, test_hand())
+    odds = opposed_odds(side, side)
+    draw = sum(Fraction(13 - 2 * k, 36) ** 2 for k in range(1, 7))
+    assert odds.draw == draw == Fraction(286, 1296)
+    assert odds.a_wins == odds.b_wins == (1 - draw) / 2
+
+
+@given(hands, hands, st.integers(-10, 30), st.integers(-10, 30))
+def test_the_opposed_odds_mirror_and_sum_to_one(hand_a, hand_b, tb_a, tb_b):
+    a, b = OpposedSide(tb_a, hand_a), OpposedSide(tb_b, hand_b)
+    odds, mirrored = opposed_odds(a, b), opposed_odds(b, a)
+    assert odds.a_wins + odds.draw + odds.b_wins == 1
+    assert (mirrored.a_wins, mirrored.draw, mirrored.b_wins) == (odds.b_wins, odds.draw,
+                                                                 odds.a_wins)
+    assert opposed_odds(OpposedSide(tb_a + 1, hand_a), b).a_wins >= odds.a_wins
+
+
+def test_the_odds_count_what_the_roll_decides(scripted):
+    """The odds and the roll decide alike: over every pair of dice of 1B1F against 1B1T,
+    the share that opposed_test calls a win, a draw or a loss is the exact odds."""
+    a, b = OpposedSide(4, parse_hand("1B1F")), OpposedSide(5, parse_hand("1B1T"))
+    counts = {1: 0, 0: 0, -1: 0}
+    faces = list(product(range(1, 7), repeat=2))
+    for faces_a in faces:
+        for faces_b in faces:
+            counts[opposed_test(a, b, scripted(*faces_a, *faces_b)).winner] += 1
+    n = len(faces) ** 2
+    assert opposed_odds(a, b) == OpposedOdds(
+        Fraction(counts[1], n), Fraction(counts[0], n), Fraction(counts[-1], n)
+    )
