@@ -210,16 +210,30 @@ def encounter_list(request, pk: int):
     )
 
 
+def whole_page(request, encounter, membership, *, status: int = 200, result=None, **extra):
+    """The encounter's whole page: its log, its panel and the stream that follows both.
+
+    The log is read first (one snapshot), then the encounter's row again; the stream opens
+    after the log's newest event. So every record the log shows is in the panel, and every
+    record stored after the log's snapshot comes through the stream: the page misses none,
+    however the reads interleave with a command. (Issue 41: the row read before the
+    campaign's last number let a record stored between the two be in neither: a player who
+    opened the fight as the GM started it saw it unstarted until the next record.)"""
+    events, older = events_page(encounter.campaign_id, before=None, is_gm=membership.is_gm)
+    newest = services.encounter_row(encounter.pk)
+    if newest is not None and newest.version != encounter.version:
+        newest.campaign, encounter, result = encounter.campaign, newest, None
+    context = page_context(request, encounter, membership, result, rolls=events, older=older,
+                           last_seq=events[0]["seq"] if events else 0,
+                           map_words=battle_map.words(),
+                           picture_form=MapPictureForm(auto_id=False), **extra)
+    return render(request, "combat/encounter.html", context, status=status)
+
+
 @member_view
 def encounter_page(request, pk: int):
     encounter, membership = encounter_for(request, pk)
-    events, older = events_page(
-        encounter.campaign_id, before=None, is_gm=membership.is_gm
-    )
-    context = page_context(request, encounter, membership, rolls=events, older=older,
-                           last_seq=encounter.campaign.event_seq, map_words=battle_map.words(),
-                           picture_form=MapPictureForm(auto_id=False))
-    return render(request, "combat/encounter.html", context)
+    return whole_page(request, encounter, membership)
 
 
 @login_required
@@ -256,15 +270,8 @@ def answer(request, encounter, membership, *, error: str = "", status: int = 200
                                typed=typed or {})
         return render(request, "combat/encounter.html#state", context, status=status)
     if error:
-        events, older = events_page(
-            encounter.campaign_id, before=None, is_gm=membership.is_gm
-        )
-        context = page_context(request, encounter, membership, result, error=error,
-                               typed=typed or {}, rolls=events, older=older,
-                               last_seq=encounter.campaign.event_seq,
-                               map_words=battle_map.words(),
-                               picture_form=MapPictureForm(auto_id=False))
-        return render(request, "combat/encounter.html", context, status=status)
+        return whole_page(request, encounter, membership, status=status, result=result,
+                          error=error, typed=typed or {})
     return redirect(encounter)
 
 
