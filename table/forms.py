@@ -413,8 +413,8 @@ class RollForm(HandForm):
     def opposition(self) -> dict:
         """The opposed test planned (p. 5): each side (``a``, the one that rolls, and
         ``b``) as the rules core sums it (`success.opposed_side`) with its label, its
-        participants (name, TB; the representative first) and constant, and the exact
-        ``odds`` of each outcome (`success.opposed_odds`, what the roll decides by)."""
+        participants (name, TB; the representative first) and constant. Its exact odds
+        are `success.opposed_odds` of the two sides (the tray's odds; a roll needs none)."""
         data = self.cleaned_data
         ours, theirs = self.sides
         keys_a, constant = data["properties"], data.get("constant") or 0
@@ -443,7 +443,6 @@ class RollForm(HandForm):
                 "character": theirs[0] if theirs and not someone else None,
                 "participants": someone + participants(theirs, b.shares),
             },
-            "odds": success.opposed_odds(a, b),
         }
 
     def property_rows(self) -> list[tuple]:

@@ -160,10 +160,7 @@ def opposed_fields(event: RollEvent) -> dict:
         (theirs, roll_b, outcome.total_b, theirs["label"], theirs["test_base"]),
     ):
         people = [{"name": p["name"], "test_base": p["test_base"]} for p in side["participants"]]
-        sides.append({
-            "participants": people,
-            "names": ", ".join(p["name"] for p in people),
-            "representative": people[0]["name"] if people else "",
+        sides.append(side_people(people) | {
             "constant": side.get("constant", 0),
             "label": label, "test_base": test_base, "hand": str(rolled.hand),
             "result": rolled.result, "total": total,
@@ -177,6 +174,16 @@ def opposed_fields(event: RollEvent) -> dict:
         # The line is marked by whether the side that rolled won; a draw is neither.
         "success": {1: True, -1: False}.get(outcome.winner),
         "margin": outcome.total_a - outcome.total_b,
+    }
+
+
+def side_people(participants: list[dict]) -> dict:
+    """Who is on an opposed side, as the tray's odds and the log line name them: each one
+    with the TB they bring, their names in a row, and the representative (the first)."""
+    return {
+        "participants": participants,
+        "names": ", ".join(p["name"] for p in participants),
+        "representative": participants[0]["name"] if participants else "",
     }
 
 

@@ -275,17 +275,15 @@ def opposed_odds(opposition: dict) -> dict:
     """What the tray shows before an Aoristos opposed test (p. 5): each side (who is on it
     with their TBs, what it tests, its TB and hand) and the exact chance of each outcome,
     the rules core's (`success.opposed_odds`)."""
-    odds = opposition["odds"]
-    sides = {}
-    for name in ("a", "b"):
-        side = opposition[name]
-        sides[name] = {
+    a, b = opposition["a"], opposition["b"]
+    odds = success.opposed_odds(a["side"], b["side"])
+    sides = {
+        name: services.side_people(side["participants"]) | {
             "label": side["label"], "test_base": side["side"].test_base,
-            "hand": str(side["side"].hand), "participants": side["participants"],
-            "constant": side["constant"],
-            "names": ", ".join(p["name"] for p in side["participants"]),
-            "representative": side["participants"][0]["name"],
+            "hand": str(side["side"].hand), "constant": side["constant"],
         }
+        for name, side in (("a", a), ("b", b))
+    }
     return {
         "opposed": sides, "exact": odds,
         "a_wins": float(odds.a_wins) * 100, "draw": float(odds.draw) * 100,
