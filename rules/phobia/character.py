@@ -149,6 +149,18 @@ HOUSE_RULES = (
         ),
     ),
     HouseRule(
+        "stopped_hit_bleeds",
+        gettext_noop("A hit stopped by protection still gives its small bleed"),
+        True,
+        kind="bool",
+        text="lines 827-828, 850-852",
+        help=gettext_noop(
+            "The text: every attack with a projectile or cutting weapon always gives one "
+            "small bleed. On by default, as the text says; off: a hit protection stops "
+            "entirely does nothing at all."
+        ),
+    ),
+    HouseRule(
         "row_difficulty",
         gettext_noop("Difficulty per filled row"),
         1,

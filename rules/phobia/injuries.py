@@ -22,9 +22,13 @@ Readings where the text leaves a choice (each also said where it is used):
   as does the Chockvärde comparison of step 4.
 * Every product is rounded down (rulings: "Rounding is always down"): Tx0.5 of 7 is 3,
   Tx0.1 of 19 is 1, Bryt+1! at 19 damage is Ob2T6.
-* A hit that protection stops completely (0 damage) has no effect at all, not even the
-  small bleed of a projectile or cut ("varje attack ... ger alltid", line 850, speaks of
-  attacks that apply damage).
+* A hit that protection stops completely (0 damage) gives no Trauma or Smärta, but a
+  projectile or cut still gives its small bleed: "Varje attack med ett projektil- eller
+  huggvapen ger alltid ett kryss Småblödning" (lines 850-851), and step 3's "Om attacken
+  är av projektil- eller hugg-typ får offret ett kryss Småblödning" (lines 827-828) sets
+  no condition on the damage. The other reading (a stopped hit does nothing at all) is
+  the keyword ``stopped_hit_bleeds=False`` of :func:`apply_hit`, a campaign's house
+  rule (``stopped_hit_bleeds``, default on).
 * "T" and "S" alone (lines 855-856) name the sections; they are not codes of their own
   and never stand alone in the table.
 * "AB" in the table is "ABx1" (lines 879, 963, 978). An AB box is as many bleed-rate
@@ -588,6 +592,7 @@ def apply_hit(
     rng: Roller | None = None,
     *,
     ab_counts_table_trauma: bool = False,
+    stopped_hit_bleeds: bool = True,
 ) -> Hit:
     """Apply a hit (the flow chart, lines 818-839): damage after protection, split to
     Trauma and Smärta, a small bleed for P and H, and, when the damage is strictly above
@@ -596,7 +601,9 @@ def apply_hit(
 
     The area is the caller's (house-rule default: the attacker names it). An AB box counts
     the Trauma of step 3 (``damage // 2``) in bleed-rate points; with
-    ``ab_counts_table_trauma`` it counts all Trauma of the hit, the table's Tx included."""
+    ``ab_counts_table_trauma`` it counts all Trauma of the hit, the table's Tx included.
+    A projectile or cut that protection stops (rolled above 0, damage 0) still gives its
+    small bleed ("alltid", lines 850-851) unless ``stopped_hit_bleeds`` is False."""
     damage = damage_after_protection(rolled, protection)
     kind, where = _damage_type(damage_type), _area(area)
     _check_int("shock value", shock_value)
@@ -604,9 +611,12 @@ def apply_hit(
         raise RulesError(f"a 1T10 result is 1 to 10, got {injury_roll}", code="injury_roll")
     if not isinstance(ab_counts_table_trauma, bool):
         raise RulesError("ab_counts_table_trauma must be True or False")
+    if not isinstance(stopped_hit_bleeds, bool):
+        raise RulesError("stopped_hit_bleeds must be True or False")
     base_trauma, base_pain = split_damage(damage)
     trauma, pain = base_trauma, base_pain
-    small = 1 if damage and kind.bleeds else 0
+    stopped = not damage and rolled > 0 and stopped_hit_bleeds  # lines 850-851: "alltid"
+    small = 1 if (damage or stopped) and kind.bleeds else 0
     serious_bleeds = 0
     checks: list[PendingCheck] = []
     losses: list[Loss] = []

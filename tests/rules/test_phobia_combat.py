@@ -1092,3 +1092,22 @@ def test_a_character_of_any_database_id_can_join(character_id):
         with pytest.raises(RulesError):
             ENGINE.parse_command({"type": "add_combatant", "name": "Jace",
                                   "character_id": bad})
+
+
+# A hit protection stops (lines 827-828, 850-852; the house rule stopped_hit_bleeds) --------
+
+
+@pytest.mark.parametrize(("house", "bleed"), [({}, 1), ({"stopped_hit_bleeds": False}, 0)])
+def test_a_hit_stopped_by_protection_still_bleeds_by_default_lines_850_852(house, bleed):
+    """Lines 850-851: "Varje attack med ett projektil- eller huggvapen ger alltid ett kryss
+    Småblödning". A shot of 4 on a vest of 6 gives no boxes, but its small bleed unless
+    the campaign's house rule says a stopped hit does nothing; the page says which."""
+    state = duel(**house)
+    state, _ = run(state, {"type": "update_combatant", "id": "c2", "protection": {"chest": 6}})
+    state, events = run(
+        state, {"type": "damage", "id": "c2", "damage": 4, "damage_type": "P", "area": "chest"}
+    )
+    wounded = of(events, E.Wounded)
+    assert (wounded.damage, wounded.trauma, wounded.pain, wounded.bleed) == (0, 0, 0, bleed)
+    assert by_name(state, "B").bleeding.rate == bleed
+    assert ENGINE.view(state, GM)["house"]["stopped_hit_bleeds"] is (bleed == 1)

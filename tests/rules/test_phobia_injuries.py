@@ -324,9 +324,24 @@ def test_small_bleed_by_type(damage_type, bleeds):
 
 
 def test_stopped_hit_has_no_effect():
-    """Reading: a hit stopped by protection (0 damage) gives no SB either."""
-    hit = apply_hit(4, 6, "P", "chest", 0)
+    """The house rule's other reading (stopped_hit_bleeds off): a hit stopped by
+    protection (0 damage) gives no SB either."""
+    hit = apply_hit(4, 6, "P", "chest", 0, stopped_hit_bleeds=False)
     assert (hit.damage, hit.trauma, hit.pain, hit.bleed_rate, hit.serious) == (0, 0, 0, 0, False)
+
+
+@pytest.mark.parametrize(("damage_type", "bleeds"), [("P", 1), ("K", 0), ("H", 1)])
+def test_a_stopped_projectile_or_cut_still_bleeds_lines_827_828_850_852(damage_type, bleeds):
+    """phobia-utdrag.txt lines 850-852: "Varje attack med ett projektil- eller huggvapen ger
+    alltid ett kryss Småblödning"; step 3 (lines 827-828) sets no condition on the damage.
+    By default a hit that protection stops (4 against 6) gives no boxes but its SB; a crush
+    none. Nothing rolled (0) is no hit at all."""
+    hit = apply_hit(4, 6, damage_type, "chest", 0)
+    assert (hit.damage, hit.trauma, hit.pain, hit.serious) == (0, 0, 0, False)
+    assert (hit.small_bleeds, hit.bleed_rate) == (bleeds, bleeds)
+    assert apply_hit(0, 6, damage_type, "chest", 0).small_bleeds == 0
+    with pytest.raises(RulesError):
+        apply_hit(4, 6, "P", "chest", 0, stopped_hit_bleeds=1)
 
 
 def test_serious_only_strictly_above_shock_value(scripted):

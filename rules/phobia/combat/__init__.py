@@ -101,6 +101,18 @@ HOUSE_RULES = (
         "help": _("The text's option for a less static order."),
     },
     {
+        "key": "stopped_hit_bleeds",
+        "label": _("A hit stopped by protection still gives its small bleed"),
+        "kind": "bool",
+        "default": True,
+        "rule": "lines 827-828, 850-852",
+        "help": _(
+            "The text: every attack with a projectile or cutting weapon always gives one "
+            "small bleed. On by default, as the text says; off: a hit protection stops "
+            "entirely does nothing at all."
+        ),
+    },
+    {
         "key": "death_stat",
         "label": _("Death roll against"),
         "kind": "choice",

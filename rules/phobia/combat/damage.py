@@ -85,7 +85,10 @@ def wound_event(
     else:
         rolled = amount or 0
     protection = target.protection_of(area) if protected else 0
-    hit = apply_hit(rolled, protection, damage_type, area, target.shock_value, rng=rng)
+    hit = apply_hit(
+        rolled, protection, damage_type, area, target.shock_value, rng=rng,
+        stopped_hit_bleeds=state.house.stopped_hit_bleeds,
+    )
     checks = []
     outcomes = []
     for pending in hit.checks:

@@ -41,6 +41,7 @@ class HouseRules:
     turn_order_die: bool = False  # 1T10 added to TO each round (lines 245-247)
     death_stat: str = "endurance"  # what the death roll is against (TÅL)
     shock_stat: str = "shock_value"  # what the shock roll is against (Chockvärde)
+    stopped_hit_bleeds: bool = True  # a P/H hit protection stops still bleeds (line 850)
 
 
 @dataclass(frozen=True)

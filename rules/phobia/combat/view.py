@@ -477,6 +477,7 @@ def view(state: Encounter, viewer: Viewer) -> dict:
             "turn_order_die": state.house.turn_order_die,
             "death_stat": stat_name(state.house.death_stat),
             "shock_stat": stat_name(state.house.shock_stat),
+            "stopped_hit_bleeds": state.house.stopped_hit_bleeds,
         },
     }
     if active is not None and state.pending is None and mine(active, viewer):
