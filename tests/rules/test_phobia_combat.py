@@ -16,6 +16,7 @@ from rules.phobia.combat import ENGINE
 from rules.phobia.combat import commands as C
 from rules.phobia.combat import events as E
 from rules.phobia.combat.state import Weapon
+from rules.phobia.combat.view import percent
 from rules.phobia.injuries import advance_bleeding
 from rules.phobia.success import odds
 from tests.rules import helpers
@@ -892,6 +893,10 @@ def test_every_event_survives_the_json_codec():
         test_shooting_back_hits_the_attacker_after_the_attack_lines_773_778,
         test_the_random_hit_location_house_rule,
         test_two_metres_are_free_and_fast_movement_makes_actions_harder_lines_261_264,
+        test_waiting_for_a_target_acts_just_before_its_turn_lines_745_750,
+        test_waiting_goes_on_into_the_next_round_and_may_let_a_target_pass_lines_746_747,
+        test_reloading_takes_the_whole_round_line_758_759,
+        test_a_skill_over_several_rounds_is_rolled_in_the_last_lines_761_765,
     ):
         scenario()
     # The rest: a removal, an aimed shot whose target dies, a response its maker cannot
@@ -987,6 +992,8 @@ def candidates(state, choose: random.Random) -> list:
         C.UpdateCombatant(cid, turn_order_modifier=choose.randint(-12, 3)),
         C.Treat(cid, "Kvävning!"),
     ]
+    if state.offer is not None:
+        out += [C.ActNow(state.offer[0]), C.KeepWaiting(state.offer[0])] * 5
     if state.pending is not None:
         out += [C.Pass(state.pending.target)] * 3
         out += [
@@ -999,6 +1006,10 @@ def candidates(state, choose: random.Random) -> list:
         out += [
             C.Move(actor.id, choose.choice([1.0, 2.5, 7.0, 12.0, 30.0])),
             C.Act(actor.id),
+            C.WaitFor(actor.id, choose.choice(["", other])),
+            C.Reload(actor.id),
+            C.UseSkill(actor.id, "knife", rounds=choose.randint(1, 3)),
+            C.ContinueSkill(actor.id),
             C.EndTurn(actor.id),
             C.StartRound(),
             C.Respond(cid, kind),
@@ -1111,3 +1122,140 @@ def test_a_hit_stopped_by_protection_still_bleeds_by_default_lines_850_852(house
     assert (wounded.damage, wounded.trauma, wounded.pain, wounded.bleed) == (0, 0, 0, bleed)
     assert by_name(state, "B").bleeding.rate == bleed
     assert ENGINE.view(state, GM)["house"]["stopped_hit_bleeds"] is (bleed == 1)
+
+
+# Invänta mål, Ladda om, Använda färdighet (lines 745-765); an overload (lines 274-283) -----
+
+
+def test_waiting_for_a_target_acts_just_before_its_turn_lines_745_750():
+    """Lines 745-750: "Om eller när målet väl uppenbarar sig har den som inväntar mål en
+    möjlighet att utföra en av sina aktiva handlingar just innan målet utför sina aktiva
+    handlingar." A (TO 12) keeps its one action for B; just before B's turn (TO 8) A is
+    offered it, shoots (Ob3T6: 1, 1, 2 = 4 ≤ 12, hit; damage Ob3T6 of 1s, then the death and
+    shock rolls), and only then does
+    B take its turn."""
+    state = duel()
+    state, _ = run(state, {"type": "start_round"})
+    state, _ = run(state, {"type": "declare", "id": "c1", "actions": 1})
+    state, events = run(state, {"type": "wait_for", "id": "c1", "target": "c2"})
+    assert [type(e) for e in events] == [E.WaitBegun, E.TurnEnded, E.WaitOffered]
+    assert state.offer == ("c1", "c2")
+    assert state.active is None
+    with pytest.raises(RulesError) as refused:
+        run(state, {"type": "declare", "id": "c2", "actions": 1})
+    assert refused.value.code == "wait_offered"
+    prompt = ENGINE.view(state, GM)["prompts"][0]
+    assert (prompt["kind"], prompt["for"], prompt["target_name"]) == ("wait_offer", "c1", "B")
+    state, events = run(state, {"type": "act_now", "id": "c1"})
+    assert [type(e) for e in events] == [E.WaitTaken]
+    assert state.active == "c1"
+    state, _ = run(
+        state, {"type": "attack", "id": "c1", "target": "c2", "weapon": "Pistol", "area": "arm"}
+    )
+    state, events = run(state, {"type": "pass", "id": "c2"}, 1, 1, 2, 1, 1, 1, 3, 3, 3, 3, 3, 3)
+    assert of(events, E.AttackRolled).hit
+    assert [type(e) for e in events][-2:] == [E.TurnEnded, E.TurnStarted]
+    assert state.active == "c2"
+    assert by_name(state, "A").waiting is None
+
+
+def test_waiting_goes_on_into_the_next_round_and_may_let_a_target_pass_lines_746_747():
+    """Lines 746-747: the target may come "senare i rundan eller i nästföljande rundor". A
+    waits for any foe; lets B pass this round (keep_waiting); in the next round A's own
+    turn comes first: it declares Avvakta and keeps waiting, and is offered B again."""
+    state = duel()
+    state, _ = run(state, {"type": "start_round"})
+    state, _ = run(state, {"type": "declare", "id": "c1", "actions": 2})
+    state, _ = run(state, {"type": "wait_for", "id": "c1"})
+    assert state.offer == ("c1", "c2")
+    state, events = run(state, {"type": "keep_waiting", "id": "c1"})
+    assert [type(e) for e in events] == [E.WaitKept, E.TurnStarted]
+    assert state.active == "c2"
+    state, _ = run(state, {"type": "declare", "id": "c2", "actions": 0})
+    state, _ = run(state, {"type": "start_round"})
+    assert state.active == "c1"
+    assert by_name(state, "A").waiting == ""
+    state, events = run(state, {"type": "declare", "id": "c1", "actions": 0})
+    assert state.offer == ("c1", "c2")
+    state, _ = run(state, {"type": "act_now", "id": "c1"})
+    a = by_name(state, "A")
+    assert (a.declared, a.actives, a.interrupting) == (1, 0, 0)
+    state, events = run(state, {"type": "act", "id": "c1", "label": "dörren"})
+    assert [type(e) for e in events] == [E.Acted, E.TurnEnded, E.TurnStarted]
+    with pytest.raises(RulesError):
+        run(state, {"type": "act_now", "id": "c1"})
+
+
+def test_reloading_takes_the_whole_round_line_758_759():
+    """Lines 758-759: "Ladda om ... tar vanligtvis en hel runda": the turn's one declared
+    active action, with a ranged weapon; the turn ends with it."""
+    state = duel()
+    state, _ = run(state, {"type": "start_round"})
+    state, _ = run(state, {"type": "declare", "id": "c1", "actions": 2})
+    with pytest.raises(RulesError) as refused:
+        run(state, {"type": "reload", "id": "c1"})
+    assert refused.value.code == "reload_alone"
+    state = duel()
+    state, _ = run(state, {"type": "start_round"})
+    state, _ = run(state, {"type": "declare", "id": "c1", "actions": 1})
+    with pytest.raises(RulesError) as refused:
+        run(state, {"type": "reload", "id": "c1", "weapon": "Kniv"})
+    assert refused.value.code == "reload_weapon"
+    state, events = run(state, {"type": "reload", "id": "c1"})
+    assert [type(e) for e in events] == [E.Reloaded, E.TurnEnded, E.TurnStarted]
+    assert of(events, E.Reloaded).weapon == "Pistol"
+
+
+def test_a_skill_over_several_rounds_is_rolled_in_the_last_lines_761_765():
+    """Lines 761-765: "Detta tar oftast flera rundor. Färdighetsslaget ... slås i den sista
+    rundan som färdighetsutövandet täcker in." A binds a wound (Stridsvana 2 standing in
+    for Första hjälpen) over 2 rounds: no roll in the first, one round's action in each,
+    the test in the second, at Ob3T6 + 1 for its second declared action."""
+    state = duel()
+    state, _ = run(state, {"type": "start_round"})
+    state, _ = run(state, {"type": "declare", "id": "c1", "actions": 1})
+    command = {"type": "use_skill", "id": "c1", "skill": "combat_experience", "rounds": 2,
+               "label": "Första hjälpen"}
+    state, events = run(state, command)
+    assert [type(e) for e in events][:2] == [E.SkillBegun, E.TurnEnded]
+    assert not any(isinstance(e, E.SkillRolled) for e in events)
+    state, _ = run(state, {"type": "declare", "id": "c2", "actions": 0})
+    state, _ = run(state, {"type": "start_round"})
+    state, _ = run(state, {"type": "declare", "id": "c1", "actions": 2})
+    preview = ENGINE.view(state, GM)["skill"]
+    assert (preview["difficulty"], preview["last"]) == (4, True)
+    assert preview["p_success"] == percent(odds(4, 2).success)
+    state, events = run(state, {"type": "continue_skill", "id": "c1"}, 3, 3, 1, 2)
+    rolled = of(events, E.SkillRolled)
+    assert (rolled.test.difficulty, rolled.test.total, rolled.test.success) == (4, 9, False)
+    assert rolled.label == "Första hjälpen"
+    assert by_name(state, "A").skill_use is None
+    with pytest.raises(RulesError) as refused:
+        run(state, {"type": "continue_skill", "id": "c1"})
+    assert refused.value.code == "no_skill"
+    # A use of one round rolls at once: Ob0T6 + 1 for the second declared action.
+    state, events = run(state, {**command, "rounds": 1, "difficulty": 0}, 2)
+    assert [type(e) for e in events][:2] == [E.SkillBegun, E.SkillRolled]
+    assert (of(events, E.SkillRolled).test.difficulty, of(events, E.SkillRolled).test.success) == (
+        1, True
+    )
+
+
+def test_an_overloaded_combatant_finds_every_action_harder_lines_274_283():
+    """Lines 275-279: up to Bärförmåga the weight "hindrar inte ... rollpersonens
+    handlingar"; above it the character is overloaded: its Ob dice (the campaign's house
+    rule, per whole Bärförmåga) are on every action of the fight, the attack's preview
+    and its test alike."""
+    state = duel()
+    state, _ = run(state, {"type": "update_combatant", "id": "c1", "burden": 2})
+    state, _ = run(state, {"type": "start_round"})
+    state, _ = run(state, {"type": "declare", "id": "c1", "actions": 1})
+    preview = ENGINE.preview(state, C.Attack("c1", "c2", "Pistol", "arm"), GM)
+    assert preview["difficulty"] == 5
+    assert ["burden", 2] in preview["parts"]
+    state, events = run(
+        state, {"type": "attack", "id": "c1", "target": "c2", "weapon": "Pistol", "area": "arm"}
+    )
+    assert dict(of(events, E.AttackDeclared).parts)["burden"] == 2
+    with pytest.raises(RulesError):
+        run(state, {"type": "update_combatant", "id": "c1", "burden": 21})

@@ -217,7 +217,7 @@ def _attack(state: Encounter, cmd: C.Attack, rng):
     if cmd.aim:
         if not weapon.ranged:
             refuse(_("only a ranged weapon aims"), "melee_aim")
-        if c.declared != 1 or c.actives:
+        if c.declared != 1 or c.actives or c.interrupting is not None:
             refuse(_("aiming leaves no other action: declare one action"), "aim_alone")
         if c.current_to // 2 <= 0:
             refuse(_("half of {name}'s TO is 0: no aimed shot"), "aim_to", name=c.name)

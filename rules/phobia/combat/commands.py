@@ -78,6 +78,9 @@ class AddCombatant:
     # A character's body from an earlier fight (PhobiaCombat.body_of): its damage, bleeding,
     # serious injuries, ongoing codes and losses go on in this encounter.
     carried: dict | None = None
+    # Ob dice its load adds to every action when overloaded (lines 274-283; a character's
+    # from its sheet under the campaign's house rule overload_levels).
+    burden: int | None = None
     # Where it stands on the map, in metres. Not given: side "a" at x 0, any other side at
     # x 10, 1.5 m apart along y in the order they join (so tokens do not stack).
     x: float | None = None
@@ -96,6 +99,7 @@ class UpdateCombatant:
     cover: dict | None = None  # protection per area as the pages' forms post it (cover_<area>)
     turn_order_modifier: int | None = None
     modifier: int | None = None
+    burden: int | None = None  # Ob dice of an overload on every action (lines 274-283)
     x: float | None = None
     y: float | None = None
 
@@ -177,6 +181,59 @@ class Act:
     label: str = ""
 
 
+@dataclass(frozen=True)
+class WaitFor:
+    """Invänta mål (lines 745-750): keep one of the turn's active actions for `target`
+    (a combatant's id; "" any foe), to take it just before the target's turn, this
+    round or a later one."""
+
+    id: str
+    target: str = ""
+
+
+@dataclass(frozen=True)
+class ActNow:
+    """The awaited target's turn is about to begin: take the kept active action now."""
+
+    id: str
+
+
+@dataclass(frozen=True)
+class KeepWaiting:
+    """Let the awaited target's turn come, and go on waiting."""
+
+    id: str
+
+
+@dataclass(frozen=True)
+class Reload:
+    """Ladda om (lines 758-759): reload a ranged weapon (`weapon`, else the one in hand);
+    it takes the whole round's active actions."""
+
+    id: str
+    weapon: str = ""
+
+
+@dataclass(frozen=True)
+class UseSkill:
+    """Använda färdighet (lines 761-765): begin using `skill` (a key of the combatant's
+    values) over `rounds` rounds, one active action in each; the test, at Ob`difficulty`T6
+    and the action's modifiers, is rolled in the last."""
+
+    id: str
+    skill: str
+    rounds: int = 1
+    difficulty: int = 3
+    label: str = ""
+
+
+@dataclass(frozen=True)
+class ContinueSkill:
+    """Another round of the skill in use (one active action); the last rolls the test."""
+
+    id: str
+
+
 @quick_init  # a simulated fight makes dozens (combat_kit.quick_init)
 @dataclass(frozen=True)
 class Respond:
@@ -204,6 +261,12 @@ COMMANDS: dict[str, type] = {
     "attack": Attack,
     "move": Move,  # lines 261-271; Förflytta sig, lines 724-729 (rounds._move)
     "act": Act,
+    "wait_for": WaitFor,  # Invänta mål, lines 745-750
+    "act_now": ActNow,
+    "keep_waiting": KeepWaiting,
+    "reload": Reload,  # Ladda om, lines 758-759
+    "use_skill": UseSkill,  # Använda färdighet, lines 761-765
+    "continue_skill": ContinueSkill,
     "end_turn": EndTurn,
     "respond": Respond,
     "pass": Pass,  # the target answers the pending attack with no response

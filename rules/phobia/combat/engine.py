@@ -76,7 +76,7 @@ from rules.phobia.combat.attacks import declare_attack
 from rules.phobia.combat.damage import carried_body
 from rules.phobia.combat.fold import evolve
 from rules.phobia.combat.reading import require_coordinates
-from rules.phobia.combat.rounds import queue
+from rules.phobia.combat.rounds import queue, waiters
 from rules.phobia.combat.state import ATTRIBUTE_KEYS, Combatant, Encounter
 
 
@@ -103,10 +103,14 @@ def settled(state: Encounter, rng) -> tuple[list, Encounter]:
 def next_settlement(state: Encounter, rng) -> list:
     if state.ended or not state.round or state.round_closed or state.pending is not None:
         return []
+    if state.offer is not None:  # a waiter answers first (Invänta mål, lines 745-750)
+        return []
     if state.active is not None:
         c = combatant(state, state.active)
         if not c.acts or c.fled or c.current_to <= 0:
             return [E.TurnEnded(c.id)]
+        if c.interrupting is not None and c.actives > c.interrupting:
+            return [E.TurnEnded(c.id)]  # its one action before the target's turn is done
         if c.aim is not None:
             target = state.get(c.aim.target)
             weapon = c.weapon(c.aim.weapon)
@@ -118,6 +122,9 @@ def next_settlement(state: Encounter, rng) -> list:
         return []
     waiting = queue(state)
     if waiting:
+        ahead = waiters(state, waiting[0])
+        if ahead:  # one waits for it: it may act just before (lines 748-750)
+            return [E.WaitOffered(ahead[0].id, waiting[0].id)]
         return [E.TurnStarted(waiting[0].id, waiting[0].order_to)]
     return []
 
@@ -172,6 +179,9 @@ def _add(state: Encounter, cmd: C.AddCombatant, rng):
             protection[area] = protection.get(area, 0) + value
     for area, value in (cmd.protection or {}).items():
         protection[area] = protection.get(area, 0) + value
+    burden = cmd.burden or 0
+    if not 0 <= burden <= 20:
+        out_of_range("burden", 0, 20)
     body = carried_body(cmd.carried, state.seconds) if cmd.carried else {}
     require_coordinates(x=cmd.x, y=cmd.y)
     x, y = cmd.x, cmd.y
@@ -189,6 +199,7 @@ def _add(state: Encounter, cmd: C.AddCombatant, rng):
         weapons=tuple(cmd.weapons),
         in_hand=in_hand,
         protection=tuple(sorted(protection.items())),
+        burden=burden,
         x=x,
         y=y,
     )
@@ -211,6 +222,10 @@ def _update(state: Encounter, cmd: C.UpdateCombatant, rng):
         if not -10 <= cmd.modifier <= 10:
             out_of_range("modifier", -10, 10)
         changes.append(("modifier", cmd.modifier))
+    if cmd.burden is not None:
+        if not 0 <= cmd.burden <= 20:
+            out_of_range("burden", 0, 20)
+        changes.append(("burden", cmd.burden))
     require_coordinates(x=cmd.x, y=cmd.y)
     for name in ("x", "y"):  # the GM places it on the map (fold: no trail to a new place)
         if getattr(cmd, name) is not None:

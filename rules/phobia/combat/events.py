@@ -231,6 +231,77 @@ class AimLost:
     id: str
 
 
+@dataclass(frozen=True)
+class WaitBegun:
+    """Invänta mål (lines 745-750): `id` waits for `target` ("" any foe) with one of its
+    active actions, this round or the next."""
+
+    id: str
+    target: str = ""
+
+
+@dataclass(frozen=True)
+class WaitOffered:
+    """The awaited `target` is about to take its turn: `id` may act just before it (line
+    748-750)."""
+
+    id: str
+    target: str
+
+
+@dataclass(frozen=True)
+class WaitTaken:
+    """`id` acts now, one active action before `target`'s turn (lines 748-750)."""
+
+    id: str
+    target: str
+
+
+@dataclass(frozen=True)
+class WaitKept:
+    """`id` lets `target`'s turn come and goes on waiting."""
+
+    id: str
+    target: str
+
+
+@dataclass(frozen=True)
+class Reloaded:
+    """Ladda om (lines 758-759): the whole round's active action, reloading `weapon`."""
+
+    id: str
+    weapon: str
+
+
+@dataclass(frozen=True)
+class SkillBegun:
+    """Använda färdighet (lines 761-765): `skill` used over `rounds` rounds, this the
+    first; the test (Ob`base`T6 and the modifiers) comes in the last."""
+
+    id: str
+    skill: str
+    rounds: int
+    base: int
+    label: str = ""
+
+
+@dataclass(frozen=True)
+class SkillContinued:
+    """Another round of the skill in use: `done` of its rounds."""
+
+    id: str
+    done: int
+
+
+@dataclass(frozen=True)
+class SkillRolled:
+    """The skill's test, in the last round the use covers (lines 763-765)."""
+
+    id: str
+    test: Test
+    label: str = ""
+
+
 @quick_init  # a simulated fight makes dozens (combat_kit.quick_init)
 @dataclass(frozen=True)
 class TurnEnded:
@@ -292,6 +363,14 @@ EVENT_TYPES = {
         Fled,
         ResponseLost,
         AimLost,
+        WaitBegun,
+        WaitOffered,
+        WaitTaken,
+        WaitKept,
+        Reloaded,
+        SkillBegun,
+        SkillContinued,
+        SkillRolled,
         TurnEnded,
         TimePassed,
         RoundEnded,
@@ -302,3 +381,8 @@ EVENT_TYPES = {
     )
 } | scene.EVENT_TYPES  # the battle map's walls, cover and picture
 VALUE_TYPES = {cls.__name__: cls for cls in (Test, CheckRolled, LossRolled, Bleeding)}
+# The active actions' events (lines 708-765; a Moved only as Förflytta sig): each ends the
+# combatant's waiting for a target (Invänta mål, lines 745-750).
+ACTION_EVENT_TYPES = (
+    Acted, AimTaken, AttackDeclared, Moved, Reloaded, SkillBegun, SkillContinued
+)

@@ -17,6 +17,7 @@ from rules.phobia.combat.state import (
     Ongoing,
     Pending,
     Response,
+    SkillUse,
     changed,
 )
 from rules.phobia.injuries import EAR_LOSS, ROUND_SECONDS, CheckKind, parse_code
@@ -32,6 +33,8 @@ ROUND_RESET = dict(
     aim=None,
     turn_over=False,
     fled=False,
+    passed_on=(),
+    interrupting=None,
     path=(),  # the map's trail is the round's
 )
 
@@ -77,6 +80,16 @@ def wound(c: Combatant, event: E.Wounded, now: int) -> Combatant:
 
 @remembering  # handlers fold their events to see what follows; `play` folds them again
 def evolve(state: Encounter, event) -> Encounter:
+    kind = type(event)
+    if kind in E.ACTION_EVENT_TYPES and (kind is not E.Moved or event.action):
+        cid = event.attacker if kind is E.AttackDeclared else event.id
+        c = combatant(state, cid)
+        if c.waiting is not None:  # an active action ends the waiting (lines 745-750)
+            state = state.put(c.with_(waiting=None))
+    return _evolve(state, event)
+
+
+def _evolve(state: Encounter, event) -> Encounter:
     kind = type(event)
     if kind is E.CombatantAdded:
         return state.joined(event.combatant)
@@ -149,9 +162,39 @@ def evolve(state: Encounter, event) -> Encounter:
         return state
     if kind is E.AimLost:
         return state.put(combatant(state, event.id).with_(aim=None))
+    if kind is E.WaitBegun:
+        return state.put(combatant(state, event.id).with_(waiting=event.target))
+    if kind is E.WaitOffered:
+        return changed(state, offer=(event.id, event.target))
+    if kind is E.WaitTaken:
+        c = combatant(state, event.id)
+        declared = c.declared if c.declared is not None and c.declared > c.actives else None
+        c = c.with_(
+            waiting=None,
+            interrupting=c.actives,
+            declared=c.actives + 1 if declared is None else declared,
+        )
+        return changed(state.put(c), offer=None, active=c.id)
+    if kind is E.WaitKept:
+        c = combatant(state, event.id)
+        c = c.with_(passed_on=(*c.passed_on, event.target))
+        return changed(state.put(c), offer=None)
+    if kind is E.Reloaded:
+        c = combatant(state, event.id)
+        return state.put(c.with_(actives=c.actives + 1))
+    if kind is E.SkillBegun:
+        c = combatant(state, event.id)
+        use = SkillUse(event.skill, event.rounds, 1, event.base, event.label, state.round)
+        return state.put(c.with_(actives=c.actives + 1, skill_use=use))
+    if kind is E.SkillContinued:
+        c = combatant(state, event.id)
+        use = changed(c.skill_use, done=event.done, round=state.round)
+        return state.put(c.with_(actives=c.actives + 1, skill_use=use))
+    if kind is E.SkillRolled:
+        return state.put(combatant(state, event.id).with_(skill_use=None))
     if kind is E.TurnEnded:
         c = combatant(state, event.id)
-        state = state.put(c.with_(turn_over=True))
+        state = state.put(c.with_(turn_over=True, interrupting=None))
         return changed(state, active=None) if state.active == event.id else state
     if kind is E.TimePassed:
         c = combatant(state, event.id)
@@ -175,7 +218,7 @@ def evolve(state: Encounter, event) -> Encounter:
     if kind is E.Woke:
         return state.put(combatant(state, event.id).with_(conscious=True))
     if kind is E.EncounterEnded:
-        return changed(state, ended=True, pending=None, active=None)
+        return changed(state, ended=True, pending=None, active=None, offer=None)
     if kind in SCENE_KINDS:
         return evolve_scene(state, event)
     raise RulesError(f"unknown event {kind.__name__}")

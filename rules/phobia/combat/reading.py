@@ -22,6 +22,13 @@ def require_quiet(state: Encounter) -> None:
     require_open(state)
     if state.pending is not None:
         refuse(_("an attack is waiting for its responses"), "attack_pending")
+    if state.offer is not None:
+        refuse(
+            _("{name} may act before {target}: waiting for the answer"),
+            "wait_offered",
+            name=combatant(state, state.offer[0]).name,
+            target=combatant(state, state.offer[1]).name,
+        )
 
 
 def require_turn(state: Encounter, cid: str) -> Combatant:
@@ -45,17 +52,32 @@ def require_action_left(c: Combatant) -> None:
 
 def common_parts(state: Encounter, c: Combatant) -> list[tuple[str, int]]:
     """What makes any action of `c` harder: moving up to FÖR (reading +Ob1T6, line 264),
-    Smärta's rows (lines 1036-1045), the GM's modifier."""
+    an overload (the weight "hindrar ... handlingar" above Bärförmåga, lines 274-283: the
+    campaign's Ob dice per whole Bärförmåga, on every action), Smärta's rows (lines
+    1036-1045), the GM's modifier."""
     house = state.house
     parts = []
     if c.move_mode == "move":
         parts.append(("moving", 1))
+    if c.burden:
+        parts.append(("burden", c.burden))
     pain = skill_difficulty_added(c.pain, house.damage_columns, house.row_difficulty)
     if pain:
         parts.append(("pain", pain))
     if c.modifier:
         parts.append(("gm", c.modifier))
     return parts
+
+
+def skill_parts(state: Encounter, c: Combatant, base: int) -> tuple[tuple[str, int], ...]:
+    """A skill test in combat (Använda färdighet, lines 761-765), an active action like an
+    attack: its base, +Ob1T6 per action beyond the first (declared ones and responses made,
+    lines 651-658, 681-691) and the common parts. Not declared yet: as one action."""
+    parts = [("base", base)]
+    extra = max(c.declared or 0, 1) + c.responses - 1
+    if extra > 0:
+        parts.append(("actions", extra))
+    return tuple(parts + common_parts(state, c))
 
 
 def difficulty_of(parts) -> int:

@@ -82,6 +82,20 @@ class AimedShot:
 
 
 @dataclass(frozen=True)
+class SkillUse:
+    """Använda färdighet (lines 761-765): a skill used over `rounds` rounds, `done` of
+    them spent on it (the last at round `round`); the test, at Ob`base`T6 and the action's
+    modifiers, is rolled in the last."""
+
+    skill: str
+    rounds: int
+    done: int
+    base: int
+    label: str = ""
+    round: int = 0
+
+
+@dataclass(frozen=True)
 class Injury:
     """A serious injury taken: the table row of its 1T10 (lines 944-1004) and what its
     checks came to: (code, "held" or "failed" or the side lost, "left"/"right")."""
@@ -120,6 +134,7 @@ class Combatant:
     protection: tuple[tuple[str, int], ...] = ()  # area -> protection
     turn_order_modifier: int = 0  # the GM's + or − to TO (line 235: e.g. from injuries)
     modifier: int = 0  # the GM's Ob dice on all the combatant's tests (lines 527-552)
+    burden: int = 0  # Ob dice its load adds to every action when overloaded (lines 274-283)
     # Damage (lines 164-172, 806-1130).
     trauma: int = 0
     pain: int = 0
@@ -140,6 +155,13 @@ class Combatant:
     turn_over: bool = False
     fled: bool = False
     in_cover: bool = False
+    # Invänta mål (lines 745-750): the target awaited ("" any foe), kept across rounds
+    # until the combatant takes an active action; the targets it let pass this round; and
+    # while it acts before its target, its active actions when it began (one more ends it).
+    waiting: str | None = None
+    passed_on: tuple[str, ...] = ()
+    interrupting: int | None = None
+    skill_use: SkillUse | None = None  # Använda färdighet over several rounds (lines 761-765)
     # On the battle map (the text counts only metres, lines 261-271): where it stands, in
     # metres, and the round's trail (where it stood when the round's first move began,
     # then each point moved to; none after the GM places it).
@@ -221,6 +243,7 @@ class Encounter(Roster):
     round: int = 0  # 0: setting up
     active: str | None = None  # whose turn it is
     pending: Pending | None = None
+    offer: tuple[str, str] | None = None  # (waiter, target): may act before it (line 748)
     seconds: int = 0  # time since the fight began (4 s a round)
     round_closed: bool = False  # the round's end is done; the next one is not begun
     ended: bool = False
@@ -230,6 +253,9 @@ class Encounter(Roster):
 
 # The values a stored log holds inside events and commands, by name (for the codec).
 VALUE_TYPES = {
-    **{cls.__name__: cls for cls in (Combatant, Weapon, Armour, AimedShot, Injury, Ongoing)},
+    **{
+        cls.__name__: cls
+        for cls in (Combatant, Weapon, Armour, AimedShot, Injury, Ongoing, SkillUse)
+    },
     **SCENE_VALUES,
 }

@@ -31,7 +31,7 @@ from rules.phobia.combat.damage import body_of, death_parts, shock_parts
 from rules.phobia.combat.fold import evolve
 from rules.phobia.combat.movement import move_bands
 from rules.phobia.combat.movement import move_preview as move_preview  # the engine's preview
-from rules.phobia.combat.reading import difficulty_of
+from rules.phobia.combat.reading import difficulty_of, skill_parts
 from rules.phobia.combat.rounds import order_key, queue
 from rules.phobia.combat.state import AREAS, ATTRIBUTE_KEYS, RESPONSES, Combatant, Encounter
 from rules.phobia.dice import ObDice, p_at_most
@@ -161,6 +161,8 @@ def turn_status(state: Encounter, c: Combatant) -> str:
         return "no_actions"
     if c.aim is not None:
         return "aiming"
+    if c.waiting is not None:
+        return "waiting_for"
     return "waiting"
 
 
@@ -195,6 +197,9 @@ def combatant_view(state: Encounter, c: Combatant, viewer: Viewer) -> dict:
         "y": c.y,
         "path": [[x, y] for x, y in c.path],
         "move_bands": move_bands(state, c) if state.active == c.id and mine(c, viewer) else None,
+        # Invänta mål (lines 745-750): whom it waits for ("" any foe), public as its aim is.
+        "waiting": c.waiting,
+        "waiting_name": name_of(state, c.waiting) if c.waiting else "",
     }
     if not sees_numbers(c, viewer):
         return data
@@ -260,8 +265,35 @@ def combatant_view(state: Encounter, c: Combatant, viewer: Viewer) -> dict:
         responses=c.responses,
         moved=c.moved,
         aim=aim,
+        burden=c.burden,
+        skill_use=skill_use_view(state, c),
     )
     return data
+
+
+def skill_use_view(state: Encounter, c: Combatant) -> dict | None:
+    """The skill `c` uses over several rounds (lines 761-765): its rounds done, and when the
+    next is the last, the test's difficulty and exact chance, from the parts the engine
+    rolls with (`reading.skill_parts`, `success.odds`)."""
+    use = c.skill_use
+    if use is None:
+        return None
+    parts = skill_parts(state, c, use.base)
+    difficulty = difficulty_of(parts)
+    chance = c.value(use.skill)
+    return {
+        "skill": use.skill,
+        "skill_name": stat_name(use.skill),
+        "label": use.label,
+        "done": use.done,
+        "rounds": use.rounds,
+        "last": use.done + 1 >= use.rounds,
+        "chance": chance,
+        "difficulty": difficulty,
+        "parts": [list(p) for p in parts],
+        "p_success": percent(odds(difficulty, min(chance, 200)).success),
+        "continued": use.round == state.round,
+    }
 
 
 def order_view(state: Encounter, viewer: Viewer) -> list[dict]:
@@ -360,6 +392,18 @@ def response_plan(state: Encounter, c: Combatant, kind: str) -> tuple[str, tuple
 
 def prompts(state: Encounter, viewer: Viewer) -> list[dict]:
     out = []
+    if state.offer is not None:  # Invänta mål: the awaited target's turn is next
+        waiter, target = state.get(state.offer[0]), state.get(state.offer[1])
+        return [
+            {
+                "kind": "wait_offer",
+                "for": waiter.id,
+                "who": waiter.name,
+                "target": target.id,
+                "target_name": target.name,
+                "mine": mine(waiter, viewer),
+            }
+        ]
     pending = state.pending
     if pending is not None:
         attacker = state.get(pending.attacker)
@@ -429,12 +473,18 @@ def attack_options(state: Encounter, c: Combatant, viewer: Viewer) -> list[dict]
 
 
 def actions(state: Encounter, c: Combatant, viewer: Viewer) -> list[dict]:
-    """What the active combatant can do now; the others greyed with why."""
+    """What the active combatant can do now; the others greyed with why. Ladda om, Invänta
+    mål and another round of the skill in use are the text's own (lines 745-765)."""
     out = []
-    for key, command in (
+    commands = [
         ("act", {"type": "act", "id": c.id}),
-        ("end_turn", {"type": "end_turn", "id": c.id}),
-    ):
+        ("reload", {"type": "reload", "id": c.id}),
+        ("wait_for", {"type": "wait_for", "id": c.id}),
+    ]
+    if c.skill_use is not None:
+        commands.append(("continue_skill", {"type": "continue_skill", "id": c.id}))
+    commands.append(("end_turn", {"type": "end_turn", "id": c.id}))
+    for key, command in commands:
         why = refusal(state, C.parse_command(command))
         out.append({"key": key, "command": command, "enabled": why is None, **why_of(why)})
     return out
@@ -457,12 +507,14 @@ def view(state: Encounter, viewer: Viewer) -> dict:
         and not state.round_closed
         and active is None
         and state.pending is None
+        and state.offer is None
         and not queue(state),
         "active": active.id if active else None,
         "active_name": active.name if active else "",
         "order": order_view(state, viewer),
         "combatants": [combatant_view(state, c, viewer) for c in state.combatants],
         "pending": pending_view(state, viewer),
+        "offer": list(state.offer) if state.offer else None,
         "prompts": prompts(state, viewer),
         "actions": [],
         "attack_options": [],
@@ -480,10 +532,34 @@ def view(state: Encounter, viewer: Viewer) -> dict:
             "stopped_hit_bleeds": state.house.stopped_hit_bleeds,
         },
     }
+    data["skill"] = None
+    data["foes"] = []
     if active is not None and state.pending is None and mine(active, viewer):
         data["actions"] = actions(state, active, viewer)
         if active.declared is not None and active.actives < active.declared:
             data["attack_options"] = attack_options(state, active, viewer)
+        if sees_numbers(active, viewer):
+            data["skill"] = skill_use_view(state, active)
+        data["foes"] = [
+            {"id": o.id, "name": o.name}
+            for o in state.combatants
+            if o.id != active.id and o.alive and o.side != active.side
+        ]
+        # Använda färdighet: what it may use, with the exact chance of a one-round use at
+        # the normal difficulty (the same parts the engine rolls with).
+        parts = skill_parts(state, active, 3)
+        data["use_skills"] = [
+            {
+                "key": key,
+                "name": stat_name(key),
+                "value": value,
+                "p_success": percent(odds(difficulty_of(parts), min(value, 200)).success)
+                if sees_numbers(active, viewer)
+                else None,
+            }
+            for key, value in active.values
+        ]
+        data["use_skill_difficulty"] = difficulty_of(parts)
     return data
 
 
@@ -663,6 +739,18 @@ def describe_one(state: Encounter, event, viewer: Viewer) -> dict:
                 death=test_line(event.death, True) if event.death else None,
                 shock=test_line(event.shock, True) if event.shock else None,
             )
+        return line
+    if isinstance(event, E.SkillRolled):
+        line.update(test=test_line(event.test, visible), success=event.test.success,
+                    label=event.label)
+        return line
+    if isinstance(event, E.SkillBegun):
+        line.update(skill_name=stat_name(event.skill), rounds=event.rounds, label=event.label)
+        return line
+    if isinstance(event, E.Reloaded):
+        c = state.get(event.id)
+        weapon = c.weapon(event.weapon) if c else None
+        line.update(weapon_name=weapon.name if weapon else event.weapon)
         return line
     if isinstance(event, (E.CoverSought,)):
         line.update(test=test_line(event.test, visible), success=event.test.success)
