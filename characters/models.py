@@ -1,4 +1,5 @@
 from decimal import Decimal
+from fractions import Fraction
 
 from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
@@ -216,8 +217,15 @@ class Character(models.Model):
             derived = self.secondary(levels).as_dict() | {"movement": load["movement"]}
             return levels | {"agility": load["agility"]}, derived
         values = self.values()
-        derived = system.derived(values, self.rolled, system.house(house or {}))
-        return values, {d.key: d.value for d in derived}
+        house = system.house(house or {})
+        derived = {d.key: d.value for d in system.derived(values, self.rolled, house)}
+        # What it carries, where the system weighs it (Phobia: overloaded above
+        # Bärförmåga, lines 274-283): the Ob dice its load adds, which a fight puts on
+        # every action (`burden`).
+        carrying = system.carrying(values, self.rolled, house, Fraction(self.carried()))
+        if carrying is not None and carrying.levels:
+            derived["burden"] = carrying.levels
+        return values, derived
 
     def evaluate(self) -> rules.BuildReport:
         return rules.evaluate_build(

@@ -80,6 +80,8 @@ OTHER_SYSTEMS_ENGLISH = {
     "Skjuta tillbaka": "Shoot back",
     "Sikta och skjuta": "Aim and shoot",
     "Avvakta": "Wait",
+    "Invänta mål": "Wait for a target",  # lines 745-750
+    "Använda färdighet": "Use a skill",  # lines 761-765
     # Phobia: movement (lines 676-692) and the side an injury struck
     "Förflytta sig": "Move",
     "Fri förflyttning": "Free move",  # the battle map: Phobia's free metres (lines 261-262)

@@ -218,7 +218,9 @@ class PhobiaCombat(SystemCombat):
         """An add_combatant command's fields for a character: `levels` its values (every
         attribute and skill, `Character.values()`), `derived` its derived values by key
         (`{d.key: d.value for d in system.derived(...)}`: turn_order, shock_value,
-        movement). A Turordning not rolled yet (None) is refused when the block is added."""
+        movement; and `burden`, the Ob dice an overload adds to every action, lines
+        274-283, from `Character.combat_stats`). A Turordning not rolled yet (None) is
+        refused when the block is added."""
         block = character_command(
             name,
             **{key: int(levels[key]) for key in ATTRIBUTE_KEYS if key in levels},
@@ -228,7 +230,7 @@ class PhobiaCombat(SystemCombat):
                 if key not in ATTRIBUTE_KEYS and value
             },
         )
-        for key in ("turn_order", "shock_value", "movement", "calm"):
+        for key in ("turn_order", "shock_value", "movement", "calm", "burden"):
             if derived.get(key) is not None:
                 block[key] = int(derived[key])
         if "turn_order" in block:
