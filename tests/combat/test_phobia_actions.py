@@ -62,11 +62,12 @@ def test_wait_for_act_now_and_keep_waiting_through_the_api_lines_745_750(client,
     """Lines 748-750: Jace waits for the guard; just before its turn the page asks whether
     to act now; keep_waiting lets the guard's turn come; the next round act_now."""
     encounter = fight(client, gm, phobia)
-    assert api(client, encounter, {"type": "wait_for", "id": "c1", "target": "c2"}).status_code \
-        == 200
+    waited = api(client, encounter, {"type": "wait_for", "id": "c1", "target": "c2"})
+    assert waited.status_code == 200
     assert state_of(encounter).offer == ("c1", "c2")
     panel = client.get(reverse("combat:state", args=[encounter.pk])).content.decode()
-    assert 'data-testid="act-now"' in panel and 'data-testid="keep-waiting"' in panel
+    assert 'data-testid="act-now"' in panel
+    assert 'data-testid="keep-waiting"' in panel
     assert "Jace waits for Vakten, whose turn is next" in panel
     refused = api(client, encounter, {"type": "act_now", "id": "c2"})
     assert refused.status_code == 400
@@ -80,17 +81,20 @@ def test_wait_for_act_now_and_keep_waiting_through_the_api_lines_745_750(client,
     api(client, encounter, {"type": "declare", "id": "c1", "actions": 0})
     assert api(client, encounter, {"type": "act_now", "id": "c1"}).status_code == 200
     state = state_of(encounter)
-    assert state.active == "c1" and state.get("c1").waiting is None
+    assert state.active == "c1"
+    assert state.get("c1").waiting is None
     assert "Jace acts before Vakten." in client.get(encounter.get_absolute_url()).content.decode()
 
 
 def test_reload_through_the_api_takes_the_round_lines_758_759(client, gm, phobia):
     encounter = fight(client, gm, phobia)
     panel = client.get(reverse("combat:state", args=[encounter.pk])).content.decode()
-    assert 'data-testid="action-reload"' in panel and "the whole round" in panel
+    assert 'data-testid="action-reload"' in panel
+    assert "the whole round" in panel
     assert api(client, encounter, {"type": "reload", "id": "c1"}).status_code == 200
     state = state_of(encounter)
-    assert state.get("c1").turn_over and state.active == "c2"
+    assert state.get("c1").turn_over
+    assert state.active == "c2"
     log = client.get(encounter.get_absolute_url()).content.decode()
     assert "Jace reloads Pistol (Ladda om): the whole round." in log
 
