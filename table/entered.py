@@ -372,6 +372,9 @@ class EnteredTestForm(forms.Form):
                     gettext("That roll cannot be read back from the log.")
                 ) from error
             who = earlier.character.name if earlier.character else ""
+            # The earlier roll's voluntary levels, if it succeeded (Phobia, lines 589-597).
+            if hasattr(system, "against_earlier"):
+                a = system.against_earlier(a, result)
             return {"a": a, "earlier": earlier, "result": result, "name": who,
                     "p": system.delayed_odds(a, result)}
         difficulty = {p.key: data[f"opponent_{p.key}"] for p in system.opposed_params}
@@ -506,4 +509,8 @@ def odds_context(plan, system=None) -> dict:
         "others": {key: float(p) * 100 for key, p in plan.odds.items()},
         "situation": plan.params.get("situation"),
         "burden": plan.params.get("burden"),  # Ob dice its load adds (overloaded)
+        # Phobia's voluntary levels on one's own roll, and those an earlier roll imposes
+        # on a later one against it (lines 589-597).
+        "voluntary": plan.params.get("voluntary"),
+        "imposed": plan.params.get("imposed"),
     }

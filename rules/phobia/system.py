@@ -1,6 +1,7 @@
 """Phobia through the rule-system interface (:mod:`rules.system`)."""
 
 from collections.abc import Mapping
+from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
@@ -18,6 +19,7 @@ from rules.phobia.dice import (
 from rules.phobia.success import (
     Difficulty,
     TestOutcome,
+    delayed_difficulty,
     delayed_odds,
     delayed_opposed,
     modify_difficulty,
@@ -61,6 +63,7 @@ SITUATIONS = {"calm": 0, "nervous": 1, "breakdown": 1, "exemplary": -1}
 SITUATION_FLOOR = Difficulty.EASY  # "dock lägst till svårighet lätt (Ob2T6)", line 229
 
 MAX_MODIFIER = 10  # +-Ob10T6 of modifiers in one test is far beyond any the text names
+MAX_VOLUNTARY = 10  # voluntary levels (lines 589-597): a bound, not the text's
 # Ties are rolled again (line 563-564); a tie twenty times running has a chance below 1e-8
 # for any pair the tray allows but Ob0T6 against Ob0T6, so the exchange then stops undecided.
 MAX_OPPOSED_ROUNDS = 20
@@ -100,6 +103,18 @@ class PhobiaSystem:
             MAX_MODIFIER,
             0,
             help=gettext_noop("Summed before the roll: +1 is one level harder (+Ob1T6)."),
+        ),
+        TestParam(
+            "voluntary",
+            gettext_noop("Voluntary difficulty levels"),
+            0,
+            MAX_VOLUNTARY,
+            0,
+            help=gettext_noop(
+                "Levels added to your own roll (each +Ob1T6) to make it harder for whoever "
+                "later tries to see through it: if the roll still succeeds, each later roll "
+                "against it adds as many."
+            ),
         ),
     )
 
@@ -190,7 +205,10 @@ class PhobiaSystem:
         modifier = _int(request, "modifier", 0)
         if abs(modifier) > MAX_MODIFIER:
             raise RulesError(f"modifiers add or remove at most {MAX_MODIFIER} dice")
-        dice = modify_difficulty(base, modifier)
+        voluntary = _int(request, "voluntary", 0)
+        if not 0 <= voluntary <= MAX_VOLUNTARY:
+            raise RulesError(f"voluntary levels are 0 to {MAX_VOLUNTARY}")
+        dice = modify_difficulty(base, modifier, voluntary)  # lines 589-591: on one's own roll
         burden = 0
         if "carried" in request and key in character.OVERLOADED_TESTS:
             try:
@@ -216,7 +234,8 @@ class PhobiaSystem:
             odds={"perfect": exact.perfect, "fumble": exact.fumble},
             params={"stat": key, "difficulty": dice, "base": base, "modifier": modifier}
             | ({"situation": situation} if situation else {})
-            | ({"burden": burden} if burden else {}),
+            | ({"burden": burden} if burden else {})
+            | ({"voluntary": voluntary} if voluntary else {}),
         )
 
     def roll_test(self, plan: TestPlan, rng) -> TestResult:
@@ -309,6 +328,25 @@ class PhobiaSystem:
                 effect = relative_effect(self._outcome(won), self._outcome(lost))
                 return OpposedResult(tuple(rounds), winner, effect)
         return OpposedResult(tuple(rounds), 0, None)
+
+    def against_earlier(self, plan: TestPlan, earlier: TestResult) -> TestPlan:
+        """``plan``, a later roll against ``earlier`` (lines 580-597), with the earlier
+        roll's voluntary levels added when it succeeded all the same ("Lyckas rollpersonen
+        trots detta, så tvingas den som försöker genomskåda rollpersonen att lägga till
+        samma antal svårighetsgrader till sina slag", lines 591-594), its odds again."""
+        levels = int(earlier.plan.params.get("voluntary", 0) or 0)
+        before = plan.params["difficulty"]
+        dice = delayed_difficulty(before, levels, self._outcome(earlier))
+        if dice == before:
+            return plan
+        exact = odds(dice, plan.target)
+        return replace(
+            plan,
+            notation=f"Ob{dice}T6",
+            p_success=exact.success,
+            odds={"perfect": exact.perfect, "fumble": exact.fumble},
+            params={**plan.params, "difficulty": dice, "imposed": dice - before},
+        )
 
     def delayed_odds(self, plan: TestPlan, earlier: TestResult) -> Fraction:
         """Opposition to an earlier roll (lines 580-609): P(a roll of ``plan`` now at least

@@ -130,6 +130,7 @@ def test_attributes_are_checked_against_the_house_rule_bounds():
         {"damage_columns": 0},
         {"damage_columns": "5"},
         {"row_difficulty": True},
+        {"stopped_hit_bleeds": "yes"},
     ],
 )
 def test_bad_house_rules_are_refused(values):
@@ -143,6 +144,7 @@ def test_house_rules_default_where_none_is_stored():
         "attribute_max": 18,
         "damage_columns": 4,
         "overload_levels": 1,
+        "stopped_hit_bleeds": True,  # lines 850-851: "alltid"
         "row_difficulty": 1,
     }
 

@@ -412,3 +412,32 @@ def test_the_system_remembers_sinclairs_effect():
     assert PHOBIA.overcomes(PHOBIA.roll_test(guard, _Faces([1, 2, 2])), hiding)
     exact = PHOBIA.delayed_odds(guard, hiding)
     assert exact == delayed_odds(3, 12, PHOBIA._outcome(hiding))
+
+
+def test_voluntary_levels_on_the_earlier_roll_are_added_to_the_later_one_lines_589_597():
+    """Lines 589-594: "kan rollpersonen göra det svårare för motståndaren, genom att lägga
+    till ett antal frivilliga svårighetsgrader till sitt slag. Lyckas rollpersonen trots
+    detta, så tvingas den som försöker genomskåda rollpersonen att lägga till samma antal
+    svårighetsgrader till sina slag." Sinclair hides at Ob2T6 with 2 voluntary levels: he
+    rolls Ob4T6 (1, 2, 2, 3 = 8, effect 7, a success), so the guard's Ob3T6 becomes Ob5T6,
+    its odds those of Ob5T6; a failed hiding imposes nothing."""
+    values = {"hiding": 15, "sight": 12}
+    hiding_plan = PHOBIA.plan_test(values, {"stat": "hiding", "difficulty": 2, "voluntary": 2},
+                                   {})
+    assert (hiding_plan.notation, hiding_plan.params["voluntary"]) == ("Ob4T6", 2)
+    assert hiding_plan.p_success == odds(4, 15).success
+    hiding = PHOBIA.roll_test(hiding_plan, _Faces([1, 2, 2, 3]))
+    assert (hiding.success, hiding.marks["effect"]) == (True, 7)
+    stored = PHOBIA.result_of(PHOBIA.stored(hiding))  # as the log reads it back
+    guard = PHOBIA.plan_test(values, {"stat": "sight", "difficulty": 3}, {})
+    later = PHOBIA.against_earlier(guard, stored)
+    assert (later.notation, later.params["difficulty"], later.params["imposed"]) == (
+        "Ob5T6", 5, 2
+    )
+    assert later.p_success == odds(5, 12).success
+    assert PHOBIA.delayed_odds(later, stored) == delayed_odds(5, 12, PHOBIA._outcome(stored))
+    assert len(PHOBIA.roll_test(later, _Faces([1, 1, 1, 1, 2])).first) == 5
+    failed = PHOBIA.roll_test(hiding_plan, _Faces([5, 5, 4, 3]))  # 17 > 15
+    assert PHOBIA.against_earlier(guard, failed) is guard
+    with pytest.raises(RulesError):
+        PHOBIA.plan_test(values, {"stat": "hiding", "voluntary": 11}, {})

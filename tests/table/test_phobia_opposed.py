@@ -155,6 +155,41 @@ def test_sinclair_hides_and_the_guard_does_not_see_him(
     assert all("against" not in line for line in for_bob)
 
 
+def test_sinclairs_voluntary_levels_make_the_guards_roll_harder_lines_589_597(
+    client, gm, alice, phobia, sinclair, guard, dice
+):
+    """Lines 589-594: Sinclair hides at Ob2T6 adding two voluntary levels (Ob4T6: 1, 2, 2,
+    3 = 8, effect 7, a success); the guard who looks for him must add as many: Ob3T6 is
+    Ob5T6, and the tray and the log say so."""
+    bobs = Client()
+    bobs.force_login(sinclair.owner)
+    bobs.cookies["django_language"] = "en"
+    hide = {"character": sinclair.pk, "stat": "hiding", "difficulty": 2, "voluntary": 2}
+    tray = bobs.get(reverse("table:odds", args=[phobia.pk]), hide).content.decode()
+    assert 'data-testid="odds-dice">Ob4T6<' in tray
+    assert "voluntary levels: +Ob2T6 included" in tray
+    dice.queue = [1, 2, 2, 3]
+    bobs.post(roll_url(phobia), hide)
+    hiding = RollEvent.objects.get()
+    assert (hiding.hand, hiding.detail["params"]["voluntary"]) == ("Ob4T6", 2)
+    client.force_login(gm)
+    data = {"mode": "opposed", "character": guard.pk, "stat": "sight", "difficulty": 3,
+            "opponent": f"roll:{hiding.seq}"}
+    page = odds_page(client, phobia, data)
+    assert 'data-testid="odds-dice">Ob5T6<' in page
+    assert "the earlier roll's voluntary levels: +Ob2T6 included" in page
+    dice.queue = [1, 1, 2, 2, 1]
+    client.post(roll_url(phobia), data, headers=HTMX)
+    assert dice.queue == []
+    seen = RollEvent.objects.get(seq=2)
+    assert (seen.hand, seen.detail["params"]["imposed"]) == ("Ob5T6", 2)
+    # 7 on five dice: effect 5, short of Sinclair's 7 (three dice could have made 4).
+    assert services.payload(seen)["against"]["overcomes"] is False
+    log = client.get(reverse("table:page", args=[phobia.pk])).content.decode()
+    assert 'data-testid="roll-voluntary">voluntary +Ob2T6<' in log
+    assert 'data-testid="roll-imposed">the earlier roll\'s voluntary levels +Ob2T6<' in log
+
+
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
