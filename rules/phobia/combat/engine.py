@@ -54,6 +54,26 @@ rules in ``__init__``):
   combatant's active actions for the round.
 * Only the attack opens responses: a move or another action does not (the map's
   positions are the table's; the text counts only metres).
+* Invänta mål (lines 745-750): on its turn a combatant keeps one of its declared active
+  actions for a target (one named, or any foe) and its turn ends. The target "appears"
+  when its turn is next: before its TurnStarted the waiter is offered to act (the fight
+  waits for the answer). act_now gives it exactly one active action then (at its
+  declared actions' difficulty; one action if it has declared none this round), after
+  which its turn is over and the target's begins; keep_waiting lets the target's turn
+  come. The waiting lasts into later rounds ("nästföljande rundor") until the waiter
+  takes an active action; aim and shoot cannot be the action taken before the target.
+* Ladda om "tar vanligtvis en hel runda" (line 759): the turn's only active action
+  (declare one; none other before it); responses, which are not the turn's, stay
+  allowed, as Avvakta's are (lines 752-756). Ammunition is not counted.
+* Använda färdighet (lines 761-765): use_skill names the skill (any value), the rounds it
+  covers and its base difficulty (the GM's, Ob3T6 by default); each round it is one
+  active action (continue_skill, once a round), and the test is rolled in the last, with
+  that round's modifiers (extra actions, moving, an overload, Smärta, the GM's). A round
+  without it does not count and does not end it; a new use replaces it.
+* An overload (lines 274-283: up to Bärförmåga the weight "hindrar inte ...
+  rollpersonens handlingar") adds its Ob dice (the campaign's house rule per whole
+  Bärförmåga, `burden`) to every action of the fight: attacks, responses, skills. Not to
+  the death and shock rolls, which are no actions.
 * The death roll (line 837-839) is rolled after a hit that gives Trauma ("not even
   necessary ... if only Smärta", lines 1039-1041), against TÅL (house rule); a failure
   is death. The shock roll is rolled after every hit that does damage, against

@@ -25,7 +25,8 @@
   `kp_spent` stays empty.
 * **Luck** (`rules.story.percentile`), under the exact open-ended distribution of the
   total (`dice.p_at_most`): every success test a combatant rolls, its attack tests (each
-  exchange), its defence, cover and serious-injury checks (Bryt, Öga, Öra), death and
+  exchange), its defence, cover, skill (Använda färdighet, lines 761-765) and
+  serious-injury checks (Bryt, Öga, Öra), death and
   shock rolls: a low total is lucky (roll-under, lines 46-49); its damage rolls as an
   attacker: a high total is lucky; its 1T10 added to TO at a round's start (the house
   rule, lines 245-247): high is lucky. Left out: Ob0T6 (no dice), the hit-area 1T10, the
@@ -195,7 +196,7 @@ class Reader:
                 self.test(event.id, check.test)
             self.test(event.id, event.death)
             self.test(event.id, event.shock)
-        elif kind is E.CoverSought:
+        elif kind in (E.CoverSought, E.SkillRolled):
             self.test(event.id, event.test)
         elif kind is E.TimePassed:
             self.test(event.id, event.shock)

@@ -534,10 +534,9 @@ def view(state: Encounter, viewer: Viewer) -> dict:
     }
     data["skill"] = None
     data["foes"] = []
+    data["use_skills"] = []
     if active is not None and state.pending is None and mine(active, viewer):
         data["actions"] = actions(state, active, viewer)
-        if active.declared is not None and active.actives < active.declared:
-            data["attack_options"] = attack_options(state, active, viewer)
         if sees_numbers(active, viewer):
             data["skill"] = skill_use_view(state, active)
         data["foes"] = [
@@ -545,22 +544,29 @@ def view(state: Encounter, viewer: Viewer) -> dict:
             for o in state.combatants
             if o.id != active.id and o.alive and o.side != active.side
         ]
-        # Använda färdighet: what it may use, with the exact chance of a one-round use at
-        # the normal difficulty (the same parts the engine rolls with).
-        parts = skill_parts(state, active, 3)
-        data["use_skills"] = [
-            {
-                "key": key,
-                "name": stat_name(key),
-                "value": value,
-                "p_success": percent(odds(difficulty_of(parts), min(value, 200)).success)
-                if sees_numbers(active, viewer)
-                else None,
-            }
-            for key, value in active.values
-        ]
-        data["use_skill_difficulty"] = difficulty_of(parts)
+        if active.declared is not None and active.actives < active.declared:
+            data["attack_options"] = attack_options(state, active, viewer)
+            data["use_skills"] = use_skill_options(state, active, viewer)
+            data["use_skill_difficulty"] = difficulty_of(skill_parts(state, active, 3))
     return data
+
+
+def use_skill_options(state: Encounter, c: Combatant, viewer: Viewer) -> list[dict]:
+    """Använda färdighet (lines 761-765): each value `c` may use, with the exact chance of
+    a one-round use at the normal difficulty (Ob3T6 and the parts the engine rolls with,
+    `reading.skill_parts`)."""
+    difficulty = difficulty_of(skill_parts(state, c, 3))
+    return [
+        {
+            "key": key,
+            "name": stat_name(key),
+            "value": value,
+            "p_success": percent(odds(difficulty, min(value, 200)).success)
+            if sees_numbers(c, viewer)
+            else None,
+        }
+        for key, value in c.values
+    ]
 
 
 def attack_preview(state: Encounter, cmd: C.Attack, viewer: Viewer = GM_VIEW) -> dict:
