@@ -514,7 +514,15 @@ def view(state: Encounter, viewer: Viewer) -> dict:
         "order": order_view(state, viewer),
         "combatants": [combatant_view(state, c, viewer) for c in state.combatants],
         "pending": pending_view(state, viewer),
-        "offer": list(state.offer) if state.offer else None,
+        # Invänta mål: who may act before whom, the fight waiting for the answer.
+        "offer": {
+            "waiter": state.offer[0],
+            "waiter_name": name_of(state, state.offer[0]),
+            "target": state.offer[1],
+            "target_name": name_of(state, state.offer[1]),
+        }
+        if state.offer
+        else None,
         "prompts": prompts(state, viewer),
         "actions": [],
         "attack_options": [],
