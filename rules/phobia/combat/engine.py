@@ -60,8 +60,9 @@ rules in ``__init__``):
   waits for the answer). act_now gives it exactly one active action then (at its
   declared actions' difficulty; one action if it has declared none this round), after
   which its turn is over (a turn of its own still to come this round is spent with it)
-  and the target's begins; keep_waiting lets the target's turn come. The waiting lasts into later rounds ("nästföljande rundor") until the waiter
-  takes an active action; aim and shoot cannot be the action taken before the target.
+  and the target's begins; keep_waiting lets the target's turn come. The waiting lasts
+  into later rounds ("nästföljande rundor") until the waiter takes an active action;
+  aim and shoot cannot be the action taken before the target.
 * Ladda om "tar vanligtvis en hel runda" (line 759): the turn's only active action
   (declare one; none other before it); responses, which are not the turn's, stay
   allowed, as Avvakta's are (lines 752-756). Ammunition is not counted.
