@@ -55,6 +55,7 @@ HOUSE_RULES = (
         "default": 3,
         "minimum": 0,
         "maximum": 6,
+        "required": False,
         "rule": "p. 9, 12",
         "help": _(
             "A vigilance move that ends in cover drawn on the map puts the target in "
@@ -69,6 +70,7 @@ HOUSE_RULES = (
         "default": 2,
         "minimum": 0,
         "maximum": 10,
+        "required": False,
         "rule": "p. 10",
         "help": _(
             "Cover raises a ranged attack's ST only when it makes it hard to know where "

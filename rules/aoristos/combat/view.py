@@ -143,6 +143,7 @@ def combatant_view(state: Encounter, c: Combatant, viewer: Viewer) -> dict:
             overwatch=c.overwatch,
             hidden_areas=sorted(c.hidden_areas),
             cover=dict(c.cover),
+            hard_to_locate=c.hard_to_locate,
             aware=c.aware,
         )
     return data
@@ -583,6 +584,8 @@ def describe_one(state: Encounter, event, viewer: Viewer) -> dict:
             }
             for t in event.tests
         ]
+    if kind == "VigilanceChosen" and event.followers:
+        names["follower_names"] = [state.get(cid).name for cid in event.followers]
     for field in ("id", "attacker", "target", "mover", "who"):
         if isinstance(data.get(field), str) and (who := state.get(data[field])) is not None:
             names[f"{field}_name"] = who.name
