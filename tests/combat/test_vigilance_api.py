@@ -1,0 +1,102 @@
+"""The vigilance move by RÖR (p. 9) and the GM's situational modifier through the JSON API
+and the map's preview (issue 45): the target's side chooses the point, the engine checks
+it as it resolves it, the preview's chances are the engine's."""
+
+import pytest
+from django.urls import reverse
+
+from combat import services
+from tests.combat.test_encounters import api_post
+
+pytestmark = pytest.mark.django_db
+
+MISS = [1, 1, 1, 1, 1]  # the pistol's attack test (2B2T) and the area die
+
+
+def attacked(client, fight, gm, alice, run, dice):
+    """Albert (c1, Alice's) shoots at the guard (c2, the GM's NPC, 5 m away, RÖR 2) with
+    cover the GM keeps to itself 2 m beside it; the attack waits for the guard's
+    vigilance."""
+    run(fight, gm, {"type": "add_shape", "kind": "cover", "points": "4,2 7,2 7,4 4,4",
+                    "shown": False})
+    dice.queue += [1, 3]
+    run(fight, gm, {"type": "start"})
+    run(fight, alice, {"type": "attack", "id": "c1", "target": "c2", "weapon": "pistol"})
+    fight.refresh_from_db()
+    return fight
+
+
+def test_the_gm_moves_the_npc_toward_its_cover_through_the_api_p9(
+    client, fight, gm, alice, run, dice
+):
+    """p. 9: "rörelsen minst 1 meter och upp till målets Rörlighet i meter mot valfritt
+    känt skydd inom 10 meter": the guard (RÖR 2) goes 1.8 m to the cover the GM drew; the
+    line says where, and that it ends in cover (3 areas, the house rule's default)."""
+    attacked(client, fight, gm, alice, run, dice)
+    client.force_login(gm)
+    too_far = {"type": "vigilance", "id": "c2", "properties": ["agility"], "x": 5.0, "y": 3.5}
+    refused = api_post(client, fight, too_far)
+    assert refused.status_code == 400, refused.content
+    dice.queue += MISS
+    move = {"type": "vigilance", "id": "c2", "properties": ["agility"], "x": 5.0, "y": 1.8}
+    response = api_post(client, fight, move)
+    assert response.status_code == 200, response.content
+    line = response.json()["lines"][0]
+    assert line["kind"] == "VigilanceChosen"
+    assert (line["move_to"], line["moved"], line["cover_after"]) == ([5.0, 1.8], 1.8, 3)
+    fight.refresh_from_db()
+    guard = services.folded(fight).state.get("c2")
+    assert (guard.x, guard.y) == (5.0, 1.8)
+
+
+def test_a_player_cannot_choose_the_npcs_move_p9(client, fight, gm, alice, run, dice):
+    """The target's side chooses: Alice may neither move the GM's guard nor ask where it
+    could go."""
+    attacked(client, fight, gm, alice, run, dice)
+    client.force_login(alice)
+    move = {"type": "vigilance", "id": "c2", "properties": ["agility"], "x": 5.0, "y": 1.8}
+    assert api_post(client, fight, move).status_code == 403
+    url = reverse("combat:move_preview", args=[fight.pk])
+    assert client.get(url, {"id": "c2", "x": 5.0, "y": 1.8}).status_code == 403
+
+
+def test_the_maps_vigilance_preview_is_the_engines_p9(client, fight, gm, alice, run, dice):
+    """The map's tap during the prompt: the engine's check (a dive and 1.8 m is more than
+    RÖR 2) and the attacker's chance, which the engine's ST then gives."""
+    attacked(client, fight, gm, alice, run, dice)
+    client.force_login(gm)
+    url = reverse("combat:move_preview", args=[fight.pk])
+    preview = client.get(url, {"id": "c2", "x": 5.0, "y": 1.8}).json()
+    assert preview["refused"] is None and preview["vigilance"] is True
+    assert preview["cover_after"] == 3
+    assert set(preview["chances"]) >= {"agility", "agility+evasion"}
+    refused = client.get(url, {"id": "c2", "x": 5.0, "y": 1.8, "prone": "1"}).json()
+    assert refused["refused"]
+    dice.queue += MISS
+    response = api_post(client, fight, {"type": "vigilance", "id": "c2",
+                                         "properties": ["agility"], "x": 5.0, "y": 1.8})
+    assert response.status_code == 200
+    assert response.json()["lines"][0]["threshold"] is not None
+
+
+def test_the_gm_sets_a_situational_modifier_through_the_api(client, fight, gm, alice, run,
+                                                            dice):
+    """Issue 45: the GM's situational ST (fog +2) is in every attack's ST and shown in
+    the encounter's view; a player cannot set it."""
+    client.force_login(alice)
+    assert api_post(client, fight, {"type": "set_situation", "modifier": 2}).status_code == 403
+    client.force_login(gm)
+    response = api_post(client, fight, {"type": "set_situation", "modifier": 2,
+                                        "label": "dimma"})
+    assert response.status_code == 200, response.content
+    view = client.get(reverse("combat:api_encounter", args=[fight.pk])).json()
+    state = view.get("state", view)
+    assert state["situation"] == {"modifier": 2, "label": "dimma"}
+    dice.queue += [1, 3]
+    run(fight, gm, {"type": "start"})
+    run(fight, alice, {"type": "attack", "id": "c1", "target": "c2", "weapon": "pistol"})
+    dice.queue += MISS
+    response = api_post(client, fight, {"type": "vigilance", "id": "c2", "default": True})
+    assert response.status_code == 200
+    parts = dict(response.json()["lines"][0]["parts"])
+    assert parts["situation"] == 2
