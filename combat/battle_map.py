@@ -166,6 +166,7 @@ def words() -> dict:
             "cover within 10 m (p. 9)"
         ),
         "vigilHere": _("Defend from here"),
+        "vigilChance": _("The attacker's chance to hit"),
         "vigilCover": _("ends in cover: hits with no area lose %(n)s strength (p. 12)"),
         "vigilHint": _("Tap the map inside the ring to choose where the vigilance move goes"),
         "coverOnLine": _(

@@ -307,7 +307,7 @@
     note.className = "map-note";
     note.dataset.testid = "map-vigil-chance";
     const chance = answer.chances?.[key];
-    note.textContent = `${words.attack}: ${chance === undefined ? "–" : chance.toLocaleString(document.documentElement.lang || undefined, { minimumFractionDigits: 1, maximumFractionDigits: 1 })} %`;
+    note.textContent = `${words.vigilChance}: ${chance === undefined ? "–" : chance.toLocaleString(document.documentElement.lang || undefined, { minimumFractionDigits: 1, maximumFractionDigits: 1 })} %`;
     sheet.append(note);
     if (answer.cover_after) {
       const cover = document.createElement("p");
