@@ -1,6 +1,7 @@
 """Vigilance (vaksamhet, p. 8-9): the properties a target may set against an attack,
 the offer of the three best, its bonus (left-over KP, or SIN in the first round), and the
-metre a target moves with RÖR in its vigilance (p. 9). The attack's threshold, of which
+move a target makes with RÖR in its vigilance (p. 9), where it chooses it
+(`vigilance_move_plan`: toward known cover, a dive, melee followers). The attack's threshold, of which
 vigilance is the larger part, is `attacks.threshold_parts`.
 """
 
@@ -82,9 +83,9 @@ def default_vigilance(options: dict[str, int], bonus: int = 0) -> tuple[str, ...
 
 def vigilance_move(state: Encounter, attack: PendingAttack) -> tuple[float, float] | None:
     """p. 9: with RÖR in vigilance and no cover, the target moves: in melee 1 m away from
-    the attacker; at range at least 1 m, across the line of fire (without a map of cover,
-    the engine moves the 1 m the text requires, square to the line of fire). Worked out
-    with the attack's other facts (`reading.attack_facts`: `move_to`)."""
+    the attacker; at range at least 1 m, across the line of fire. This is the engine's
+    own move when the target names no point (`vigilance_move_plan` checks a chosen one).
+    Worked out with the attack's other facts (`reading.attack_facts`: `move_to`)."""
     return attack_facts(state, attack).move_to
 
 
