@@ -67,7 +67,8 @@ def test_the_maps_vigilance_preview_is_the_engines_p9(client, fight, gm, alice, 
     client.force_login(gm)
     url = reverse("combat:move_preview", args=[fight.pk])
     preview = client.get(url, {"id": "c2", "x": 5.0, "y": 1.8}).json()
-    assert preview["refused"] is None and preview["vigilance"] is True
+    assert preview["refused"] is None
+    assert preview["vigilance"] is True
     assert preview["cover_after"] == 3
     assert set(preview["chances"]) >= {"agility", "agility+evasion"}
     refused = client.get(url, {"id": "c2", "x": 5.0, "y": 1.8, "prone": "1"}).json()

@@ -62,7 +62,7 @@ def test_the_move_goes_up_to_ror_toward_known_cover_within_10_m_p9():
 
 
 @pytest.mark.parametrize(
-    "point, code",
+    ("point", "code"),
     [((20.0, 3.5), "vigilance_move"),  # 3.5 m: more than RÖR 3
      ((20.0, 0.5), "vigilance_move"),  # 0.5 m: less than the 1 m the text asks
      ((20.0, -2.0), "vigilance_move")],  # away from the cover
@@ -132,7 +132,8 @@ def test_the_range_is_counted_where_the_move_ends_p9_p10():
     it has +1 (p. 10: +1 per whole 10 m). The prompt's chance from there is the engine's."""
     state, b = attacked(target={"x": 9.5}, cover="11,-1 13,-1 13,1 11,1")
     preview = ENGINE.preview(state, C.Vigilance(b.id, ("agility",), x=11.5, y=0.0))
-    assert preview["refused"] is None and preview["cover_after"] == 3
+    assert preview["refused"] is None
+    assert preview["cover_after"] == 3
     _after, events = vigil(state, b, *MISS, x=11.5, y=0.0)
     chose = of(events, E.VigilanceChosen)
     assert dict(chose.parts)["range"] == 1

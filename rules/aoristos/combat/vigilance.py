@@ -1,8 +1,8 @@
 """Vigilance (vaksamhet, p. 8-9): the properties a target may set against an attack,
-the offer of the three best, its bonus (left-over KP, or SIN in the first round), and the
-move a target makes with RÖR in its vigilance (p. 9), where it chooses it
-(`vigilance_move_plan`: toward known cover, a dive, melee followers). The attack's threshold, of which
-vigilance is the larger part, is `attacks.threshold_parts`.
+the offer of the three best, its bonus (left-over KP, or SIN in the first round), and
+the move a target makes with RÖR in its vigilance (p. 9), where it chooses it
+(`vigilance_move_plan`: toward known cover, a dive, melee followers). The attack's
+threshold, of which vigilance is the larger part, is `attacks.threshold_parts`.
 """
 
 import math
