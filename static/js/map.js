@@ -256,7 +256,7 @@
 
   let vigilChosen = null;
   function vigilAt(x, y) {
-    return (data.vigil || []).find((v) => !v.melee && Math.hypot(x - v.x, y - v.y) <= v.reach + 0.5);
+    return (data.vigil || []).find((v) => !v.melee && vigilForm(v.id) && Math.hypot(x - v.x, y - v.y) <= v.reach + 0.5);
   }
   function vigilForm(id) {
     for (const form of document.querySelectorAll("#encounter-state .vigilance-form")) {
@@ -309,7 +309,13 @@
     const chance = answer.chances?.[key];
     note.textContent = `${words.vigilChance}: ${chance === undefined ? "–" : chance.toLocaleString(document.documentElement.lang || undefined, { minimumFractionDigits: 1, maximumFractionDigits: 1 })} %`;
     sheet.append(note);
-    if (answer.cover_after) {
+    if (answer.confirm) {
+      const confirm = document.createElement("p");
+      confirm.className = "map-note";
+      confirm.dataset.testid = "map-vigil-confirm";
+      confirm.textContent = words.vigilConfirm;
+      sheet.append(confirm);
+    } else if (answer.cover_after) {
       const cover = document.createElement("p");
       cover.className = "map-note";
       cover.textContent = words.vigilCover.replace("%(n)s", answer.cover_after);

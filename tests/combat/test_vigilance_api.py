@@ -101,3 +101,37 @@ def test_the_gm_sets_a_situational_modifier_through_the_api(client, fight, gm, a
     assert response.status_code == 200
     parts = dict(response.json()["lines"][0]["parts"])
     assert parts["situation"] == 2
+
+
+def test_a_players_move_toward_cover_not_drawn_waits_for_the_gm_p9(
+    client, fight, gm, alice, run, dice
+):
+    """p. 9: "mot valfritt känt skydd": Albert (Alice's, RÖR 2) is shot at from 8 m and
+    moves 2 m toward cover the map does not show; the GM confirms it (the player cannot),
+    and the attack goes on from there."""
+    run(fight, gm, {"type": "add_combatant", "name": "Skytten", "side": "b", "x": 8.0,
+                    "alertness": 3, "drive": 14, "skills": {"firearms": 2},
+                    "weapons": ["pistol"], "right": "pistol"})
+    dice.queue += [1, 3]
+    run(fight, gm, {"type": "start"})
+    dice.queue += [1, 3]
+    run(fight, alice, {"type": "end_activation", "id": "c1"})
+    run(fight, gm, {"type": "attack", "id": "c3", "target": "c1", "weapon": "pistol"})
+    client.force_login(alice)
+    move = {"type": "vigilance", "id": "c1", "properties": ["agility"], "x": -1.5, "y": 0.0}
+    response = api_post(client, fight, move)
+    assert response.status_code == 200, response.content
+    assert response.json()["lines"][0]["kind"] == "MoveProposed"
+    assert api_post(client, fight, {"type": "confirm_move"}).status_code == 403
+    assert 'data-testid="confirm-move"' not in client.get(fight.get_absolute_url()).content.decode()
+    client.force_login(gm)
+    page = client.get(fight.get_absolute_url()).content.decode()
+    assert 'data-testid="confirm-move"' in page
+    dice.queue += MISS
+    response = api_post(client, fight, {"type": "confirm_move", "accept": True, "areas": 2})
+    assert response.status_code == 200, response.content
+    kinds = [line["kind"] for line in response.json()["lines"]]
+    assert kinds[:2] == ["MoveConfirmed", "VigilanceChosen"]
+    fight.refresh_from_db()
+    albert = services.folded(fight).state.get("c1")
+    assert (albert.x, albert.y) == (-1.5, 0.0)

@@ -62,31 +62,50 @@ def test_the_move_goes_up_to_ror_toward_known_cover_within_10_m_p9():
 
 
 @pytest.mark.parametrize(
-    ("point", "code"),
-    [((20.0, 3.5), "vigilance_move"),  # 3.5 m: more than RÖR 3
-     ((20.0, 0.5), "vigilance_move"),  # 0.5 m: less than the 1 m the text asks
-     ((20.0, -2.0), "vigilance_move")],  # away from the cover
+    "point",
+    [(20.0, 3.5),  # 3.5 m: more than RÖR 3
+     (20.0, 0.5)],  # 0.5 m: less than the 1 m the text asks
 )
-def test_the_move_is_1_m_to_ror_and_toward_the_cover_p9(point, code):
-    """p. 9: "minst 1 meter och upp till målets Rörlighet i meter mot valfritt känt
-    skydd": too far, too short and away from the cover are refused."""
+def test_the_move_is_1_m_to_ror_p9(point):
+    """p. 9: "minst 1 meter och upp till målets Rörlighet i meter": too far and too short
+    are refused."""
     state, b = attacked(cover="19,3 22,3 22,5 19,5")
     with pytest.raises(RulesError) as refused:
         vigil(state, b, x=point[0], y=point[1])
-    assert refused.value.code == code
+    assert refused.value.code == "vigilance_move"
+
+
+def test_a_move_toward_cover_the_map_does_not_show_waits_for_the_gm_p9():
+    """p. 9: "mot valfritt känt skydd": away from the drawn wall, toward cover the map
+    does not show, the move waits for the GM. Confirmed (that cover hides 2 areas), the
+    attack goes on from there; not confirmed, the target chooses again."""
+    state, b = attacked(cover="19,3 22,3 22,5 19,5")
+    waiting, events = vigil(state, b, x=20.0, y=-2.0)
+    assert of(events, E.MoveProposed).to == (20.0, -2.0)
+    assert waiting.attack.stage == "confirm"
+    prompt = ENGINE.view(waiting, GM_VIEW)["prompts"][0]
+    assert (prompt["kind"], prompt["mine"], prompt["metres"]) == ("confirm_move", True, 2.0)
+    with pytest.raises(RulesError):
+        vigil(waiting, b, x=20.0, y=2.0)  # one answer at a time
+    after, events = run(waiting, C.ConfirmMove(True, 2), *MISS)
+    assert of(events, E.VigilanceChosen).cover_after == 2
+    assert (by_name(after, "B").y, after.attack) == (-2.0, None)
+    again, _ = run(waiting, C.ConfirmMove(False))
+    assert (again.attack.stage, by_name(again, "B").y) == ("vigilance", 0.0)
+    assert ENGINE.actor_of(waiting, C.ConfirmMove()) is None  # the GM's
 
 
 def test_cover_beyond_10_m_or_unknown_leaves_the_move_square_to_the_line_p9():
     """p. 9: "Om inget skydd finns är rörelsen vinkelrät mot anfallarens siktlinje":
     cover 15 m away is not within 10 m, and cover the GM keeps to itself is unknown to a
-    player's character; square to the line of fire goes, along it is refused."""
+    player's character; square to the line of fire goes, along it waits for the GM."""
     for cover, shown in (("19,15 22,15 22,17", True), ("19,3 22,3 22,5", False)):
         state = fight(armed("bow"), {"agility": 3, "movement": 8})
         state, _ = run(state, AddShape("cover", cover, shown))
         a, b = by_name(state, "A"), by_name(state, "B")
         state, _ = run(state, C.Attack(a.id, b.id, "bow"))
-        with pytest.raises(RulesError):
-            vigil(state, b, x=22.0, y=0.0)
+        _waiting, events = vigil(state, b, x=22.0, y=0.0)  # along the line: the GM's call
+        assert of(events, E.MoveProposed)
         after, events = vigil(state, b, *MISS, x=20.0, y=-2.0)
         assert of(events, E.VigilanceChosen).cover_after == 0
         assert (by_name(after, "B").x, by_name(after, "B").y) == (20.0, -2.0)

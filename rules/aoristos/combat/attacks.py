@@ -45,6 +45,7 @@ from rules.aoristos.combat.wounds import wound_event
 from rules.aoristos.dice import Hand, Purpose, roll
 from rules.aoristos.success import test_hand
 from rules.combat_kit import Folded, changed, combatant, refuse, remembering
+from rules.errors import RulesError
 from rules.errors import gettext_noop as _
 
 VIGILANCE_RANGE = 10  # p. 9: the attacker within 10 m may abort a hit
@@ -190,7 +191,7 @@ def attack_setup(
     if facts is None:
         facts = attack_facts(state, attack)
     attacker, target, weapon = facts.attacker, facts.target, facts.weapon
-    if move is None and attack.stage == "vigilance":
+    if move is None and attack.stage == "vigilance" and threshold is None:
         move = vigilance_move_plan(state, attack, facts) if "agility" in properties else STAY
     cover_after = attack.cover_after if move is None else move.cover_after
     mode = next((m for m in weapon.modes if m.auto), None) if attack.auto else None
@@ -427,10 +428,37 @@ def _vigilance(state: Encounter, cmd: C.Vigilance, rng):
         refuse(_("only RÖR in vigilance moves the target (p. 9)"), "vigilance_move")
     move = None
     if "agility" in chosen:
-        move = vigilance_move_plan(
-            state, attack, facts, cmd.x, cmd.y, cmd.prone, tuple(cmd.followers)
-        )
+        try:
+            move = vigilance_move_plan(
+                state, attack, facts, cmd.x, cmd.y, cmd.prone, tuple(cmd.followers)
+            )
+        except RulesError as error:
+            if error.code != "toward_cover":
+                raise
+            # p. 9: toward cover the map does not show: the GM confirms it first.
+            return [E.MoveProposed(cmd.id, chosen, (cmd.x, cmd.y), cmd.prone)]
     return roll_attack(state, attack, chosen, rng, options, facts, move)
+
+
+def _confirm_move(state: Encounter, cmd: C.ConfirmMove, rng):
+    """The GM on a proposed vigilance move (p. 9): accepted, the attack goes on from where
+    it ends, the cover there hiding `areas` (p. 12; None: the house rule's); refused, the
+    target chooses its vigilance again."""
+    attack = state.attack
+    if attack is None or attack.stage != "confirm":
+        refuse(_("no vigilance move waits for the GM"), "no_attack")
+    properties, (x, y), prone = attack.proposal
+    if not cmd.accept:
+        return [E.MoveConfirmed(attack.target, False)]
+    if cmd.areas is not None and not 0 <= cmd.areas <= len(AREAS):
+        refuse(_("cover hides 0-6 areas"), "bad_field", field="areas")
+    areas = state.house.vigilance_cover_areas if cmd.areas is None else cmd.areas
+    facts = attack_facts(state, attack)
+    move = vigilance_move_plan(state, attack, facts, x, y, prone, (), trusted=True)
+    move = move._replace(cover_after=areas)
+    confirmed = E.MoveConfirmed(attack.target, True, areas)
+    rolled = roll_attack(fold(state, confirmed), attack, properties, rng, None, None, move)
+    return [confirmed, *rolled]
 
 
 def roll_attack(
@@ -649,6 +677,7 @@ def _overwatch(state: Encounter, cmd: C.Overwatch, rng):
 HANDLERS = {
     C.Attack: _attack,
     C.Vigilance: _vigilance,
+    C.ConfirmMove: _confirm_move,
     C.Proceed: _proceed,
     C.Abort: _abort,
     C.Pass: _pass,

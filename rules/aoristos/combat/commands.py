@@ -251,6 +251,16 @@ class Vigilance:
 
 
 @dataclass(frozen=True)
+class ConfirmMove:
+    """The GM on a vigilance move toward cover the map does not show (p. 9): `accept` it
+    (the cover there hides `areas` against hits with no area, p. 12; None: the campaign's
+    house rule) or not (the target chooses again)."""
+
+    accept: bool = True
+    areas: int | None = None
+
+
+@dataclass(frozen=True)
 class Proceed:
     id: str
 
@@ -310,6 +320,7 @@ COMMANDS: dict[str, type] = {
     "attack": Attack,
     "vigilance": Vigilance,
     "set_situation": SetSituation,
+    "confirm_move": ConfirmMove,
     "proceed": Proceed,
     "abort": Abort,
     "pass": Pass,

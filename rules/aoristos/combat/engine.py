@@ -231,6 +231,7 @@ GM_ONLY = (
     C.Hazard,
     C.Skip,
     C.SetSituation,
+    C.ConfirmMove,
     *scene.GM_ONLY,
 )
 

@@ -216,6 +216,27 @@ class VigilanceChosen:
 
 
 @dataclass(frozen=True)
+class MoveProposed:
+    """The target's vigilance with a move toward cover the map does not show (p. 9):
+    waiting for the GM to confirm it."""
+
+    target: str
+    properties: tuple[str, ...]
+    to: tuple[float, float]
+    prone: bool = False
+
+
+@dataclass(frozen=True)
+class MoveConfirmed:
+    """The GM's answer to a proposed vigilance move: accepted (the roll follows) or not
+    (the target chooses again)."""
+
+    target: str
+    accepted: bool
+    areas: int | None = None
+
+
+@dataclass(frozen=True)
 class SituationSet:
     """The GM's situational ST modifier on every attack (0: none), and its label."""
 
@@ -372,6 +393,8 @@ EVENT_TYPES = {
         ExtendedCancelled,
         AttackDeclared,
         VigilanceChosen,
+        MoveProposed,
+        MoveConfirmed,
         SituationSet,
         AttackRolled,
         AttackAborted,

@@ -254,6 +254,17 @@ def _vigilance_chosen(state: Encounter, event: E.VigilanceChosen) -> Encounter:
     return state
 
 
+def _move_proposed(state: Encounter, event: E.MoveProposed) -> Encounter:
+    proposal = (event.properties, event.to, event.prone)
+    return changed(state, attack=changed(state.attack, stage="confirm", proposal=proposal))
+
+
+def _move_confirmed(state: Encounter, event: E.MoveConfirmed) -> Encounter:
+    if event.accepted:  # the roll follows at once (its events)
+        return state
+    return changed(state, attack=changed(state.attack, stage="vigilance", proposal=None))
+
+
 def _situation_set(state: Encounter, event: E.SituationSet) -> Encounter:
     return changed(state, situation=event.modifier, situation_label=event.label)
 
@@ -389,6 +400,8 @@ FOLDS = {
     E.AttackDeclared: _attack_declared,
     E.VigilanceChosen: _vigilance_chosen,
     E.SituationSet: _situation_set,
+    E.MoveProposed: _move_proposed,
+    E.MoveConfirmed: _move_confirmed,
     E.AttackRolled: _attack_rolled,
     E.AttackAborted: _attack_aborted,
     E.AttackResolved: _attack_resolved,

@@ -190,7 +190,9 @@ class PendingAttack:
     auto: bool
     called_area: str | None
     passive: bool
-    stage: str = "vigilance"  # "vigilance", then "abort" (after the roll)
+    # "vigilance", "confirm" (a vigilance move toward cover the map does not show waits
+    # for the GM), then "abort" (after the roll)
+    stage: str = "vigilance"
     threshold: int = 0
     threshold_parts: tuple[tuple[str, int], ...] = ()
     vigilance: tuple[str, ...] = ()
@@ -198,6 +200,9 @@ class PendingAttack:
     # Areas hidden by proper cover after the vigilance move (p. 12, hits with no area);
     # None: the target did not move, and its cover is as the GM set it.
     cover_after: int | None = None
+    # The vigilance the target proposed while the GM confirms its move (stage "confirm"):
+    # (properties, (x, y), prone).
+    proposal: Any = None
 
 
 @dataclass(frozen=True)

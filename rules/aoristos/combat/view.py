@@ -308,7 +308,15 @@ def vigilance_preview(
         return out
     facts = attack_facts(state, attack)
     try:
-        move = vigilance_move_plan(state, attack, facts, x, y, prone)
+        try:
+            move = vigilance_move_plan(state, attack, facts, x, y, prone)
+        except RulesError as error:
+            if error.code != "toward_cover":
+                raise
+            # Toward cover the map does not show: the GM confirms it (`_confirm_move`),
+            # and the chances are from where it would end.
+            move = vigilance_move_plan(state, attack, facts, x, y, prone, (), trusted=True)
+            out["confirm"] = True
     except RulesError as error:
         out["refused"] = {"code": error.code, "message": error.template or str(error),
                           "params": dict(error.params)}
@@ -322,6 +330,17 @@ def vigilance_preview(
 
 def prompts(state: Encounter, viewer: Viewer) -> list[dict]:
     attack = state.attack
+    if attack is not None and attack.stage == "confirm":
+        # The GM's: a vigilance move toward cover the map does not show (p. 9). "for" is
+        # nobody's combatant, so the banner calls the GM, whoever the target is.
+        target = state.get(attack.target)
+        _properties, to, prone = attack.proposal
+        return [{
+            "kind": "confirm_move", "for": "", "mine": viewer.is_gm, "target": target.id,
+            "who": target.name, "to": list(to), "prone": prone,
+            "metres": round(math.hypot(to[0] - target.x, to[1] - target.y), 2),
+            "areas": state.house.vigilance_cover_areas,
+        }]
     if attack is not None and attack.stage == "vigilance":
         prompt = vigilance_prompt(state, attack)
     elif attack is not None:

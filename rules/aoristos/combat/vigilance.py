@@ -174,6 +174,7 @@ def vigilance_move_plan(
     y: float | None = None,
     prone: bool = False,
     followers: tuple[str, ...] = (),
+    trusted: bool = False,
 ) -> VigilanceMove:
     """The vigilance move (p. 9) the target chooses, checked, or a refusal.
 
@@ -188,7 +189,9 @@ def vigilance_move_plan(
     with none, square to the line of fire. No point: the engine's 1 m square to the line
     of fire, or, with `prone`, the dive in place. A move that ends in or at drawn cover
     (`IN_COVER`) is in proper cover: the campaign's `vigilance_cover_areas` hidden for
-    hits with no area (p. 12). In cover, nobody moves (`STAY`)."""
+    hits with no area (p. 12). In cover, nobody moves (`STAY`). A point toward neither
+    is refused with the code "toward_cover": the GM may confirm it (`trusted`, cover
+    the map does not show; `attacks._confirm_move`)."""
     if facts.move_to is None:
         return STAY
     target = facts.target
@@ -234,7 +237,7 @@ def vigilance_move_plan(
         refuse(_("{name} has not so many metres left this round (p. 7)"), "vigilance_move",
                name=target.name)
     covers = known_cover(state, target)
-    if x is not None and metres > SLACK:
+    if x is not None and metres > SLACK and not trusted:
         if covers:
             toward = any(
                 polygon_distance(*to, shape.points)
@@ -243,7 +246,7 @@ def vigilance_move_plan(
             )
             if not toward:
                 refuse(_("the move goes toward known cover within 10 m (p. 9)"),
-                       "vigilance_move")
+                       "toward_cover")
         else:
             ax, ay = target.x - facts.attacker.x, target.y - facts.attacker.y
             line = math.hypot(ax, ay) or 1.0
@@ -251,7 +254,7 @@ def vigilance_move_plan(
             if abs(ax * mx + ay * my) / (line * metres) > SQUARE:
                 refuse(
                     _("with no known cover the move is square to the line of fire (p. 9)"),
-                    "vigilance_move",
+                    "toward_cover",
                 )
     there = any(polygon_distance(*to, shape.points) <= IN_COVER for _i, shape in covers)
     cover_after = state.house.vigilance_cover_areas if there else 0
