@@ -135,3 +135,44 @@ def test_a_players_move_toward_cover_not_drawn_waits_for_the_gm_p9(
     fight.refresh_from_db()
     albert = services.folded(fight).state.get("c1")
     assert (albert.x, albert.y) == (-1.5, 0.0)
+
+
+def test_in_melee_the_targets_side_follows_through_the_page_and_the_api_p9(
+    client, fight, gm, alice, run, dice
+):
+    """p. 9: "I närstrid är denna rörelse 1 meter bort från anfallaren. Alla andra i
+    striden får hänga på": the guard stabs at Albert beside him; the prompt offers Albert's
+    dog (his side, in the melee) to follow, and it moves the same metre with him."""
+    run(fight, gm, {"type": "update_combatant", "id": "c2", "x": 1.0})
+    run(fight, gm, {"type": "add_combatant", "name": "Hunden", "side": "a", "x": -0.5,
+                    "y": 1.0, "alertness": 1})
+    dice.queue += [1, 3]
+    run(fight, gm, {"type": "start"})
+    dice.queue += [1, 3]
+    run(fight, alice, {"type": "end_activation", "id": "c1"})
+    run(fight, gm, {"type": "attack", "id": "c2", "target": "c1", "weapon": "knife"})
+    client.force_login(alice)
+    page = client.get(fight.get_absolute_url()).content.decode()
+    assert 'name="followers" value="c3"' in page
+    assert 'data-vigil-prone' not in page  # the dive is a ranged attack's (p. 9)
+    dice.queue += MISS
+    move = {"type": "vigilance", "id": "c1", "properties": ["agility"], "followers": ["c3"]}
+    response = api_post(client, fight, move)
+    assert response.status_code == 200, response.content
+    fight.refresh_from_db()
+    state = services.folded(fight).state
+    assert (state.get("c1").x, state.get("c3").x, state.get("c3").y) == (-1.0, -1.5, 1.0)
+
+
+def test_the_attack_preview_shows_the_gms_situational_modifier(client, fight, gm, alice,
+                                                               run, dice):
+    """Issue 45: the preview Alice sees before shooting at the GM's guard names the GM's
+    modifier (the guard's own numbers stay the GM's)."""
+    run(fight, gm, {"type": "set_situation", "modifier": 2, "label": "dimma"})
+    dice.queue += [1, 3]
+    run(fight, gm, {"type": "start"})
+    client.force_login(alice)
+    url = reverse("combat:preview", args=[fight.pk])
+    page = client.get(url, {"id": "c1", "target": "c2", "weapon": "pistol"}).content.decode()
+    assert 'data-testid="preview-situation"' in page
+    assert "dimma" in page

@@ -559,6 +559,8 @@ def attack_preview(state: Encounter, cmd: C.Attack, viewer: Viewer = GM_VIEW) ->
         "area_rule": area_rule(setup, result),
         "called_area": cmd.area,
         "aim_conditions": plan["conditions"],
+        # The GM's situational ST (in `threshold` too), shown to everyone: no NPC secret.
+        "situation": {"modifier": state.situation, "label": state.situation_label},
     }
 
 
