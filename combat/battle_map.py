@@ -169,7 +169,6 @@ def words() -> dict:
         "vigilChance": _("The attacker's chance to hit"),
         "vigilConfirm": _("No known cover that way: the GM confirms the move first"),
         "vigilCover": _("ends in cover: hits with no area lose %(n)s strength (p. 12)"),
-        "vigilHint": _("Tap the map inside the ring to choose where the vigilance move goes"),
         "coverOnLine": _(
             "Drawn cover lies on the line of fire: set the target's cover in its form if it "
             "counts"
