@@ -110,9 +110,24 @@ def map_data(engine, view: dict, state, viewer, encounter_pk: int | None = None)
     }
 
 
-def move_preview(engine, state, combatant_id: str, x: float, y: float) -> dict:
+def move_preview(
+    engine, state, combatant_id: str, x: float, y: float, prone: bool = False
+) -> dict:
     """The engine's preview of moving `combatant_id` to (x, y); RulesError when the
-    system has none (its Move has no x and y, or only attacks have a preview)."""
+    system has none (its Move has no x and y, or only attacks have a preview). While an
+    Aoristos attack waits for this combatant's vigilance, the tap is its vigilance move
+    (p. 9): the engine's `vigilance_preview` of it, with the attacker's chances."""
+    attack = getattr(state, "attack", None)
+    if (
+        engine.system == "aoristos"
+        and attack is not None
+        and getattr(attack, "stage", "") == "vigilance"
+        and attack.target == combatant_id
+    ):
+        command = engine.parse_command({"type": "vigilance", "id": combatant_id,
+                                        "properties": ["agility"], "x": x, "y": y,
+                                        "prone": prone})
+        return {**engine.preview(state, command), "label": _("in vigilance, no KP")}
     command = engine.parse_command({"type": "move", "id": combatant_id, "x": x, "y": y})
     preview = engine.preview(state, command)
     return {**preview, "label": cost_label(engine.system, preview.get("cost"),
@@ -150,6 +165,10 @@ def words() -> dict:
             "RÖR in vigilance: the target moves here (1 m); up to its RÖR in metres toward "
             "cover within 10 m (p. 9)"
         ),
+        "vigilHere": _("Defend from here"),
+        "vigilChance": _("The attacker's chance to hit"),
+        "vigilConfirm": _("No known cover that way: the GM confirms the move first"),
+        "vigilCover": _("ends in cover: hits with no area lose %(n)s strength (p. 12)"),
         "coverOnLine": _(
             "Drawn cover lies on the line of fire: set the target's cover in its form if it "
             "counts"

@@ -61,6 +61,7 @@ class EncounterForm(forms.Form):
     def __init__(self, *args, house_rules=(), campaign=None, **kwargs):
         super().__init__(*args, **kwargs)
         self.house_rule_keys = []
+        self.house_rule_defaults = {}
         campaign_values = campaign.house() if campaign is not None else {}
         for rule in house_rules:
             key = rule["key"]
@@ -79,16 +80,22 @@ class EncounterForm(forms.Form):
                     choices=[(value, gettext(name)) for value, name in rule["choices"]], **common
                 )
             elif rule["kind"] == "int":
+                # A rule added later may be left out of a post made before it: its default.
                 field = forms.IntegerField(min_value=rule["minimum"], max_value=rule["maximum"],
-                                           **common)
+                                           required=rule.get("required", True), **common)
             else:
                 field = forms.FloatField(min_value=rule.get("minimum", 0.5),
                                          max_value=rule.get("maximum", 10), **common)
             self.fields[f"house_{key}"] = field
             self.house_rule_keys.append(key)
+            self.house_rule_defaults[key] = rule["default"]
 
     def house_rules(self) -> dict:
-        return {key: self.cleaned_data[f"house_{key}"] for key in self.house_rule_keys}
+        values = {key: self.cleaned_data[f"house_{key}"] for key in self.house_rule_keys}
+        return {
+            key: self.house_rule_defaults[key] if value is None else value
+            for key, value in values.items()
+        }
 
 
 class MapPictureForm(forms.Form):

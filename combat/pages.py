@@ -32,7 +32,8 @@ TEXT_FIELDS = {"type", "id", "name", "side", "hand", "label", "weapon", "target"
                # the chronicle's (rules/aoristos/aftermath/commands.py)
                "unit", "until", "activity", "environment", "rest", "care", "source",
                "reason", "description", "effects", "develops", "disorder", "recovery"}
-LIST_FIELDS = {"properties", "hidden_areas", "weapons", "armour", "ids", "equipment", "levels"}
+LIST_FIELDS = {"properties", "hidden_areas", "weapons", "armour", "ids", "equipment", "levels",
+               "followers"}
 NUMBER_LISTS = {"levels"}  # lists of whole numbers
 NUMBER = re.compile(r"^-?[0-9]{1,6}(\.[0-9]{1,2})?$")
 SKIP = {"csrfmiddlewaretoken", "version", "next"}

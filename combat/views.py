@@ -488,7 +488,10 @@ def move_preview(request, pk: int):
         return JsonResponse({"error": _("x and y must be numbers of metres")}, status=400)
     state = services.folded(encounter, engine).state
     try:
-        preview = battle_map.move_preview(engine, state, combatant_id, round(x, 2), round(y, 2))
+        prone = request.GET.get("prone") in ("1", "true", "on")
+        preview = battle_map.move_preview(
+            engine, state, combatant_id, round(x, 2), round(y, 2), prone
+        )
     except RulesError as error:
         return JsonResponse({"error": translated(error)}, status=400)
     refused = preview.get("refused")

@@ -966,6 +966,14 @@ class SystemCombat:
         move = getattr(self._commands, "Move", None)
         if move is not None and isinstance(command, move) and hasattr(self._views, "move_preview"):
             return self._views.move_preview(state, command.id, command.x, command.y)
+        # Aoristos: where a vigilance move with RÖR would take the target (p. 9).
+        vigil = getattr(self._commands, "Vigilance", None)
+        if vigil is not None and isinstance(command, vigil) and hasattr(
+            self._views, "vigilance_preview"
+        ):
+            return self._views.vigilance_preview(
+                state, command.id, command.x, command.y, command.prone
+            )
         if not isinstance(command, self._commands.Attack):
             raise RulesError("only attacks have a preview")
         return self._views.attack_preview(state, command, viewer, **self._named(names))

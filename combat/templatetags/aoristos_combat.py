@@ -127,6 +127,8 @@ WORDS = {
     "attacker_down": _("attacker sitting or lying"),
     "one_hand_two_handed": _("two-handed weapon in one hand"),
     "firing_in_melee": _("firing in melee"),
+    "hard_to_locate": _("hard to locate"),
+    "situation": _("situation"),
     "margin": _("margin"),
     "dice_again": _("dice again"),
     "weapon": _("weapon"),

@@ -239,10 +239,118 @@
         ring(v.x, v.y, v.cover_within, "map-vigil-cover");
         ring(v.x, v.y, v.reach, "map-vigil");
       }
-      const line = el("line", { x1: v.x, y1: v.y, x2: v.to[0], y2: v.to[1], class: "map-vigil-move", "data-testid": `vigil-${v.id}` }, rings);
+      // The drawn cover it knows within 10 m (p. 9), marked: where the move may go.
+      for (const index of v.covers || []) {
+        const shape = data.scene.shapes.find((item) => item.index === index);
+        if (shape) el("polygon", { points: shape.points.map((p) => p.join(",")).join(" "), class: "map-vigil-known", "data-testid": `vigil-cover-${index}` }, rings);
+      }
+      const chosenTo = vigilChosen?.id === v.id ? vigilChosen.to : null;
+      const to = chosenTo || v.to;
+      const line = el("line", { x1: v.x, y1: v.y, x2: to[0], y2: to[1], class: "map-vigil-move", "data-testid": `vigil-${v.id}` }, rings);
       el("title", {}, line).textContent = words.vigil;
-      el("circle", { cx: v.to[0], cy: v.to[1], r: 0.2, class: "map-vigil-to" }, rings);
+      el("circle", { cx: to[0], cy: to[1], r: 0.2, class: "map-vigil-to" }, rings);
     }
+  }
+
+  // --- The vigilance move (p. 9): the target's own point, chosen on the map -------------------
+
+  let vigilChosen = null;
+  function vigilAt(x, y) {
+    return (data.vigil || []).find((v) => !v.melee && vigilForm(v.id) && Math.hypot(x - v.x, y - v.y) <= v.reach + 0.5);
+  }
+  function vigilForm(id) {
+    for (const form of document.querySelectorAll("#encounter-state .vigilance-form")) {
+      if (form.elements.id?.value === id) return form;
+    }
+    return null;
+  }
+  async function chooseVigil(v, x, y) {
+    const form = vigilForm(v.id);
+    if (!form) return;
+    chosen = { kind: "vigil", x, y };
+    plan.replaceChildren();
+    el("line", { x1: v.x, y1: v.y, x2: x, y2: y, class: "map-path", "data-testid": "map-path" }, plan);
+    el("circle", { cx: x, cy: y, r: 0.3, class: "map-target" }, plan);
+    const prone = form.querySelector("[data-vigil-prone]")?.checked;
+    const url = new URL(section.dataset.previewUrl, window.location.href);
+    url.search = new URLSearchParams({ id: v.id, x, y, ...(prone ? { prone: "1" } : {}) }).toString();
+    const asked = ++previewAsked;
+    let answer;
+    try {
+      const response = await fetch(url, { credentials: "same-origin", headers: { Accept: "application/json" } });
+      answer = await response.json();
+    } catch {
+      return;
+    }
+    if (asked !== previewAsked || chosen?.kind !== "vigil") return;
+    openSheet();
+    const head = document.createElement("p");
+    head.className = "map-sheet-head";
+    head.textContent = `${fmt(answer.metres ?? Math.hypot(x - v.x, y - v.y))} m → (${fmt(x)}; ${fmt(y)})`;
+    sheet.append(head);
+    if (answer.error || answer.refused) {
+      const why = document.createElement("p");
+      why.className = "map-refused";
+      why.dataset.testid = "map-refused";
+      why.textContent = `${words.cannot}: ${answer.refused || answer.error}`;
+      sheet.append(why);
+      plan.firstChild?.classList.add("refused");
+      keepInSight(x, y);
+      return;
+    }
+    // The attacker's chance with the properties ticked and RÖR, from where the move ends.
+    const boxes = [...form.querySelectorAll('input[type=checkbox][name="properties"]')];
+    const ticked = boxes.filter((box) => box.checked).map((box) => box.value);
+    if (!ticked.includes("agility")) ticked.push("agility");
+    const key = ticked.slice(0, 3).sort().join("+");
+    const note = document.createElement("p");
+    note.className = "map-note";
+    note.dataset.testid = "map-vigil-chance";
+    const chance = answer.chances?.[key];
+    note.textContent = `${words.vigilChance}: ${chance === undefined ? "–" : chance.toLocaleString(document.documentElement.lang || undefined, { minimumFractionDigits: 1, maximumFractionDigits: 1 })} %`;
+    sheet.append(note);
+    if (answer.confirm) {
+      const confirm = document.createElement("p");
+      confirm.className = "map-note";
+      confirm.dataset.testid = "map-vigil-confirm";
+      confirm.textContent = words.vigilConfirm;
+      sheet.append(confirm);
+    } else if (answer.cover_after) {
+      const cover = document.createElement("p");
+      cover.className = "map-note";
+      cover.textContent = words.vigilCover.replace("%(n)s", answer.cover_after);
+      sheet.append(cover);
+    }
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "primary";
+    button.dataset.testid = "map-vigil-here";
+    button.textContent = words.vigilHere;
+    button.addEventListener("click", () => {
+      form.querySelector("[data-vigil-x]").value = x;
+      form.querySelector("[data-vigil-y]").value = y;
+      const agility = boxes.find((box) => box.value === "agility");
+      if (agility && !agility.checked) {
+        agility.checked = true;
+        agility.dispatchEvent(new Event("change", { bubbles: true }));
+      }
+      const output = form.closest(".prompt")?.querySelector(".vigilance-chance");
+      if (output && answer.chances) {
+        output.dataset.chances = JSON.stringify(answer.chances);
+        agility?.dispatchEvent(new Event("change", { bubbles: true }));
+      }
+      const point = form.querySelector("[data-vigil-point]");
+      if (point) {
+        point.hidden = false;
+        point.textContent = head.textContent;
+      }
+      vigilChosen = { id: v.id, to: [x, y] };
+      clearChoice();
+      drawRings();
+      form.scrollIntoView({ block: "nearest" });
+    });
+    sheet.append(button);
+    keepInSight(x, y);
   }
 
   // --- The scene: a picture under the plane, walls and cover (the GM's) ------------------------
@@ -300,6 +408,8 @@
     }
     // Where everyone is, for tests and tools: "c1:3,0 c2:6,2".
     svg.dataset.positions = data.combatants.map((c) => `${c.id}:${c.x},${c.y}`).join(" ");
+    // A vigilance point chosen on the map lives as long as the form that holds it.
+    if (vigilChosen && !vigilForm(vigilChosen.id)?.querySelector("[data-vigil-x]")?.value) vigilChosen = null;
     drawScene();
     drawTrails();
     drawTokens();
@@ -684,7 +794,9 @@
       return;
     }
     const [x, y] = metresAt(event);
+    const vigil = drawing ? null : vigilAt(x, y);
     if (drawing) addPoint(x, y);
+    else if (vigil) chooseVigil(vigil, x, y);
     else if (data.acting) choosePoint(x, y);
     else if (data.is_gm) offerNpc(x, y);
   });

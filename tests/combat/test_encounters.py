@@ -35,7 +35,8 @@ def test_gm_creates_an_encounter_with_house_rules(client, gm, campaign):
     response = client.post(url, {"name": "Gränden", "house_melee_reach": "2.5"})
     encounter = Encounter.objects.get()
     assert response.status_code == 302
-    assert encounter.house_rules == {"movement_by_round_total": False, "melee_reach": 2.5}
+    assert encounter.house_rules == {"movement_by_round_total": False, "melee_reach": 2.5,
+                                     "vigilance_cover_areas": 3, "hard_to_locate": 2}
     page = client.get(url)
     assert "Gränden" in page.content.decode()
 

@@ -18,6 +18,7 @@ from rules.aoristos.combat import commands, engine, events, figures, gear, polic
 from rules.aoristos.combat.state import Encounter, HouseRules
 from rules.combat_kit import SystemCombat, character_command, item_from_dict
 from rules.errors import RulesError
+from rules.errors import gettext_noop as _
 
 __all__ = [
     "ENGINE",
@@ -47,6 +48,35 @@ HOUSE_RULES = (
         "rule": "s. 10",
         "help": "Metres within which two foes are in melee ('close enough to reach each other').",
     },
+    {
+        "key": "vigilance_cover_areas",
+        "label": _("Areas hidden by cover reached in a vigilance move"),
+        "kind": "int",
+        "default": 3,
+        "minimum": 0,
+        "maximum": 6,
+        "required": False,
+        "rule": "p. 9, 12",
+        "help": _(
+            "A vigilance move that ends in cover drawn on the map puts the target in "
+            "proper cover: a hit with no area loses 1 strength per hidden area. The text "
+            "names no number of areas: 3 (torso and legs behind waist-high cover)."
+        ),
+    },
+    {
+        "key": "hard_to_locate",
+        "label": _("ST when cover makes the target hard to locate"),
+        "kind": "int",
+        "default": 2,
+        "minimum": 0,
+        "maximum": 10,
+        "required": False,
+        "rule": "p. 10",
+        "help": _(
+            "Cover raises a ranged attack's ST only when it makes it hard to know where "
+            "the target is (the GM marks such a target); the text gives no number: +2."
+        ),
+    },
 )
 
 
@@ -63,11 +93,15 @@ class AoristosCombat(SystemCombat):
             house = HouseRules(
                 movement_by_round_total=bool(values.get("movement_by_round_total", True)),
                 melee_reach=float(values.get("melee_reach", 2.0)),
+                vigilance_cover_areas=int(values.get("vigilance_cover_areas", 3)),
+                hard_to_locate=int(values.get("hard_to_locate", 2)),
             )
         except (TypeError, ValueError):
             raise RulesError("house rules must be a yes/no and a number of metres") from None
         if not 0.5 <= house.melee_reach <= 10:
             raise RulesError("melee reach is 0.5-10 m")
+        if not 0 <= house.vigilance_cover_areas <= 6 or not 0 <= house.hard_to_locate <= 10:
+            raise RulesError("cover areas are 0-6 and the hard-to-locate ST 0-10")
         return Encounter(name=name, house=house)
 
     def timeout_actor(self, encounter: Encounter, command) -> str | None:

@@ -9,6 +9,8 @@ and the watcher's reflex attack, or holding fire (p. 11).
 Commands: Attack, Vigilance, Proceed, Abort, Pass, RangeAim, Overwatch.
 """
 
+import math
+
 from rules.aoristos.combat import commands as C
 from rules.aoristos.combat import events as E
 from rules.aoristos.combat import figures as F
@@ -32,14 +34,18 @@ from rules.aoristos.combat.reading import (
 )
 from rules.aoristos.combat.state import UNARMED, Combatant, Encounter, PendingAttack, pairs_get
 from rules.aoristos.combat.vigilance import (
+    STAY,
+    VigilanceMove,
     default_vigilance,
     vigilance_bonus,
+    vigilance_move_plan,
     vigilance_options,
 )
 from rules.aoristos.combat.wounds import wound_event
 from rules.aoristos.dice import Hand, Purpose, roll
 from rules.aoristos.success import test_hand
 from rules.combat_kit import Folded, changed, combatant, refuse, remembering
+from rules.errors import RulesError
 from rules.errors import gettext_noop as _
 
 VIGILANCE_RANGE = 10  # p. 9: the attacker within 10 m may abort a hit
@@ -74,10 +80,19 @@ def strength_physique(attacker: Combatant, weapon) -> int | None:
     return attacker.physique if contact else None
 
 
-def protection_of(target: Combatant, area: str | None) -> int:
-    """Armour on the area hit, and cover there as armour; with no area, Totalrustning
-    and −1 strength per covered area (p. 12)."""
+def protection_of(target: Combatant, area: str | None, cover_after: int | None = None) -> int:
+    """Armour on the area hit, and cover there as armour (p. 12). With no area,
+    Totalrustning, and −1 strength per area hidden "om målet efter eventuell förflyttning
+    till följd av vaksamhet (s. 9) befinner sig i ett ordentligt skydd": `cover_after`,
+    the areas hidden where its vigilance move ended (None: it did not move, and the
+    cover is as the GM set it, one per covered area). "Om målet redan från början var helt
+    dolt fungerar skyddet som rustning": a target whose every area was behind cover from
+    the start and that did not move has its cover counted in Totalrustning as armour."""
     if area is None:
+        if cover_after is not None:
+            return F.total_armour(target.armour) + cover_after
+        if target.cover and {a for a, _ in target.cover} >= set(AREAS):
+            return F.total_armour_and_cover(target.armour, target.cover)
         return F.total_armour(target.armour) + len(target.cover)
     worn = sum(p.protection(area) for p in target.armour if not p.shield)  # p. 8: no shield
     return worn + pairs_get(target.cover, area, 0)
@@ -105,14 +120,21 @@ def threshold_parts(
     properties: tuple[str, ...],
     options: dict[str, int] | None = None,
     facts: AttackFacts | None = None,
+    end: tuple[float, float] | None = None,
 ) -> list[tuple[str, int]]:
-    """The attack's ST, part by part (p. 8-10): vigilance, then melee and range.
+    """The attack's ST, part by part (p. 8-10): vigilance, then melee and range, then
+    the GM's situational modifier.
 
     An attacker in melee who sits or lies has +2 ST on every attack, firing included
     (p. 10, "Alla anfall i närstrid"); a ranged attack always has its range malus (p. 10,
     "alltid"), also when fired from a melee, plus +1 or +3 when fired at a standing target
     in the melee with a short or long firearm or a bow (p. 10; throws and slings have no
-    such malus). Aim of either kind is forbidden in melee (p. 10).
+    such malus). Aim of either kind is forbidden in melee (p. 10). Cover raises a ranged
+    attack's ST "om skyddet faktiskt gör det svårt att veta var målet befinner sig"
+    (p. 10): the GM marks such a target, and the campaign's `hard_to_locate` is added.
+    The range is counted where the target ends up: step 3 follows the move of step 2
+    (p. 9); `end`, the point the vigilance move takes it to (None: the engine's 1 m with
+    RÖR named, else where it stands).
 
     `options`: the target's `vigilance_options` against this attack, and `facts` its
     `reading.AttackFacts`, when the caller has them already."""
@@ -133,12 +155,20 @@ def threshold_parts(
     if melee_attack:
         if weapon.two_handed and attacker.grip(weapon.key) == 1:
             parts.append(("one_hand_two_handed", max(0, 5 - attacker.physique)))  # p. 10
-        return parts
-    firearm_or_bow = weapon.firearm is not None or weapon.skill == "bow"  # p. 10's words
-    if firearm_or_bow and facts.fired_in_melee and target.posture == "standing":
-        parts.append(("firing_in_melee", 3 if weapon.long_in_melee else 1))  # p. 10
-    aim = attacker.range_aim if attacker.range_aim_target == target.id and not melee else 0
-    parts.append(("range", F.range_malus(distance(attacker, target), weapon.range_categories, aim)))
+    else:
+        firearm_or_bow = weapon.firearm is not None or weapon.skill == "bow"  # p. 10's words
+        if firearm_or_bow and facts.fired_in_melee and target.posture == "standing":
+            parts.append(("firing_in_melee", 3 if weapon.long_in_melee else 1))  # p. 10
+        aim = attacker.range_aim if attacker.range_aim_target == target.id and not melee else 0
+        if end is None:
+            moves = "agility" in properties and facts.move_to is not None
+            end = facts.move_to if moves else (target.x, target.y)
+        metres = math.hypot(end[0] - attacker.x, end[1] - attacker.y)
+        parts.append(("range", F.range_malus(metres, weapon.range_categories, aim)))
+        if target.hard_to_locate:  # p. 10
+            parts.append(("hard_to_locate", state.house.hard_to_locate))
+    if state.situation:  # the GM's (issue 45)
+        parts.append(("situation", state.situation))
     return parts
 
 
@@ -148,18 +178,26 @@ def attack_setup(
     properties: tuple[str, ...],
     threshold: int | None = None,
     facts: AttackFacts | None = None,
+    move: VigilanceMove | None = None,
 ) -> AttackSetup:
     """The attack's figures once the target has named `properties` as its vigilance
     (steps 2-3, p. 9): all the dice need to decide the outcome (`outcome.strike`).
     `threshold`: the ST already set (after the roll the vigilance move has happened,
     and the ST stays what it was when the dice were rolled). `facts`: the attack's
-    `reading.AttackFacts` in `state`, when the caller has them."""
+    `reading.AttackFacts` in `state`, when the caller has them. `move`: the vigilance
+    move the target makes (None: the engine's own with RÖR named, or the one already
+    made, `attack.cover_after`); where it ends sets the range and the cover against hits
+    with no area (p. 9, 12)."""
     if facts is None:
         facts = attack_facts(state, attack)
     attacker, target, weapon = facts.attacker, facts.target, facts.weapon
+    if move is None and attack.stage == "vigilance" and threshold is None:
+        move = vigilance_move_plan(state, attack, facts) if "agility" in properties else STAY
+    cover_after = attack.cover_after if move is None else move.cover_after
     mode = next((m for m in weapon.modes if m.auto), None) if attack.auto else None
     if threshold is None:
-        parts = threshold_parts(state, attack, properties, None, facts)
+        end = None if move is None else (move.to or (target.x, target.y))
+        parts = threshold_parts(state, attack, properties, None, facts, end)
         threshold = sum(value for _, value in parts)
     # Positional, in the fields' order (each named beside it): a class called with
     # keywords costs twice as much to make, and every attack makes one or two.
@@ -182,7 +220,7 @@ def attack_setup(
         attack.called_area,
         frozenset(target.hidden_areas),  # hidden
         protection_table(target),  # protection
-        protection_of(target, None),  # total_protection
+        protection_of(target, None, cover_after),  # total_protection
         target.toughness,
     )
 
@@ -385,7 +423,42 @@ def _vigilance(state: Encounter, cmd: C.Vigilance, rng):
             refuse(
                 _("{field!r} cannot be used against this attack"), "not_allowed", key=key, field=key
             )
-    return roll_attack(state, attack, chosen, rng, options, facts)
+    moving = cmd.x is not None or cmd.y is not None or cmd.prone or cmd.followers
+    if moving and "agility" not in chosen:
+        refuse(_("only RÖR in vigilance moves the target (p. 9)"), "vigilance_move")
+    move = None
+    if "agility" in chosen:
+        try:
+            move = vigilance_move_plan(
+                state, attack, facts, cmd.x, cmd.y, cmd.prone, tuple(cmd.followers)
+            )
+        except RulesError as error:
+            if error.code != "toward_cover":
+                raise
+            # p. 9: toward cover the map does not show: the GM confirms it first.
+            return [E.MoveProposed(cmd.id, chosen, (cmd.x, cmd.y), cmd.prone)]
+    return roll_attack(state, attack, chosen, rng, options, facts, move)
+
+
+def _confirm_move(state: Encounter, cmd: C.ConfirmMove, rng):
+    """The GM on a proposed vigilance move (p. 9): accepted, the attack goes on from where
+    it ends, the cover there hiding `areas` (p. 12; None: the house rule's); refused, the
+    target chooses its vigilance again."""
+    attack = state.attack
+    if attack is None or attack.stage != "confirm":
+        refuse(_("no vigilance move waits for the GM"), "no_attack")
+    properties, (x, y), prone = attack.proposal
+    if not cmd.accept:
+        return [E.MoveConfirmed(attack.target, False)]
+    if cmd.areas is not None and not 0 <= cmd.areas <= len(AREAS):
+        refuse(_("cover hides 0-6 areas"), "bad_field", field="areas")
+    areas = state.house.vigilance_cover_areas if cmd.areas is None else cmd.areas
+    facts = attack_facts(state, attack)
+    move = vigilance_move_plan(state, attack, facts, x, y, prone, (), trusted=True)
+    move = move._replace(cover_after=areas)
+    confirmed = E.MoveConfirmed(attack.target, True, areas)
+    rolled = roll_attack(fold(state, confirmed), attack, properties, rng, None, None, move)
+    return [confirmed, *rolled]
 
 
 def roll_attack(
@@ -395,20 +468,32 @@ def roll_attack(
     rng,
     options: dict[str, int] | None = None,
     facts: AttackFacts | None = None,
+    move: VigilanceMove | None = None,
 ) -> list:
     """Steps 2-6 (p. 9): the ST, the vigilance move, the auto dice (p. 11), the attack test
     and the area roll; then the abort decision or the resolution. What the dice make of
     it is `outcome.strike`, the function the preview's odds are the distribution of.
     `options`: the target's vigilance options, and `facts` the attack's
-    `reading.AttackFacts`, when the caller has them."""
+    `reading.AttackFacts`, when the caller has them; `move`, the vigilance move the
+    target chose (`vigilance.vigilance_move_plan`; None: the engine's own)."""
     if facts is None:
         facts = attack_facts(state, attack)
     attacker, target = facts.attacker, facts.target
-    parts = threshold_parts(state, attack, chosen, options, facts)
-    setup = attack_setup(state, attack, chosen, sum(value for _, value in parts), facts)
-    move_to = facts.move_to if "agility" in chosen else None  # `vigilance_move`
+    if move is None:
+        move = vigilance_move_plan(state, attack, facts) if "agility" in chosen else STAY
+    end = move.to or (target.x, target.y)
+    parts = threshold_parts(state, attack, chosen, options, facts, end)
+    setup = attack_setup(state, attack, chosen, sum(value for _, value in parts), facts, move)
     chose = E.VigilanceChosen(
-        target.id, chosen, setup.threshold, tuple(parts), move_to, 1.0 if move_to else 0.0
+        target.id,
+        chosen,
+        setup.threshold,
+        tuple(parts),
+        move.to,
+        move.metres if move.to else 0.0,
+        move.prone,
+        move.followers,
+        move.cover_after,
     )
     out = [chose]
     after = fold(state, chose)
@@ -592,6 +677,7 @@ def _overwatch(state: Encounter, cmd: C.Overwatch, rng):
 HANDLERS = {
     C.Attack: _attack,
     C.Vigilance: _vigilance,
+    C.ConfirmMove: _confirm_move,
     C.Proceed: _proceed,
     C.Abort: _abort,
     C.Pass: _pass,

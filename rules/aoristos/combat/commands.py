@@ -70,6 +70,16 @@ class UpdateCombatant:
     aware: bool | None = None
     hidden_areas: tuple[str, ...] | None = None
     cover: dict | None = None
+    hard_to_locate: bool | None = None  # cover makes it hard to locate (p. 10)
+
+
+@dataclass(frozen=True)
+class SetSituation:
+    """The GM's situational ST modifier on every attack from now on (issue 45; 0 takes it
+    away), with what it stands for ("fog", "smoke")."""
+
+    modifier: int = 0
+    label: str = ""
 
 
 @dataclass(frozen=True)
@@ -224,11 +234,30 @@ class Attack:
 @quick_init  # a simulated fight's policy makes one per attack (combat_kit.quick_init)
 @dataclass(frozen=True)
 class Vigilance:
-    """The target's choice (p. 8): at most three properties; `default` takes the offer."""
+    """The target's choice (p. 8): at most three properties; `default` takes the offer.
+
+    With RÖR, where its vigilance move (p. 9) goes: at range `x`, `y` (a point 1 m to its
+    RÖR in metres away, toward known cover within 10 m or square to the line of fire;
+    none: the engine's 1 m square to it), `prone` (1 m of it swapped for diving to the
+    ground); in melee `followers`, the others in the melee on its side who move with it."""
 
     id: str
     properties: tuple[str, ...] = ()
     default: bool = False
+    x: float | None = None
+    y: float | None = None
+    prone: bool = False
+    followers: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ConfirmMove:
+    """The GM on a vigilance move toward cover the map does not show (p. 9): `accept` it
+    (the cover there hides `areas` against hits with no area, p. 12; None: the campaign's
+    house rule) or not (the target chooses again)."""
+
+    accept: bool = True
+    areas: int | None = None
 
 
 @dataclass(frozen=True)
@@ -290,6 +319,8 @@ COMMANDS: dict[str, type] = {
     "overwatch": Overwatch,
     "attack": Attack,
     "vigilance": Vigilance,
+    "set_situation": SetSituation,
+    "confirm_move": ConfirmMove,
     "proceed": Proceed,
     "abort": Abort,
     "pass": Pass,

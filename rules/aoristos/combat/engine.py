@@ -152,7 +152,7 @@ def _update(state: Encounter, cmd: C.UpdateCombatant, rng):
     require_open(state)
     combatant(state, cmd.id)  # refuses an unknown id
     changes = []
-    for name in ("x", "y", "side", "aware"):
+    for name in ("x", "y", "side", "aware", "hard_to_locate"):
         value = getattr(cmd, name)
         if value is not None:
             changes.append((name, value))
@@ -173,6 +173,14 @@ def _update(state: Encounter, cmd: C.UpdateCombatant, rng):
             refuse(_("unknown areas {areas}"), "bad_field", field="cover", areas=sorted(bad))
         changes.append(("cover", tuple(sorted(cmd.cover.items()))))
     return [K.updated(cmd.id, changes)]
+
+
+def _situation(state: Encounter, cmd: C.SetSituation, rng):
+    """The GM's situational ST modifier (issue 45): on every attack while it is set."""
+    require_open(state)
+    if not -20 <= cmd.modifier <= 20:
+        refuse(_("a situational modifier is -20 to +20"), "bad_field", field="modifier")
+    return [E.SituationSet(cmd.modifier, cmd.label[:40] if cmd.modifier else "")]
 
 
 def _end(state: Encounter, cmd, rng):
@@ -222,6 +230,8 @@ GM_ONLY = (
     C.Wake,
     C.Hazard,
     C.Skip,
+    C.SetSituation,
+    C.ConfirmMove,
     *scene.GM_ONLY,
 )
 
@@ -232,6 +242,7 @@ HANDLERS = {
     C.RemoveCombatant: K.remove_combatant,
     C.EndEncounter: _end,
     C.Continue: _continue,
+    C.SetSituation: _situation,
     **activation.HANDLERS,
     **movement.HANDLERS,
     **items.HANDLERS,

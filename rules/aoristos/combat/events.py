@@ -209,6 +209,39 @@ class VigilanceChosen:
     parts: tuple[tuple[str, int], ...]
     move_to: tuple[float, float] | None = None  # the vigilance move with RÖR (p. 9)
     moved: float = 0.0
+    prone: bool = False  # 1 m of the move swapped for diving to the ground (p. 9)
+    followers: tuple[str, ...] = ()  # in melee: those who move as far the same way (p. 9)
+    # Areas hidden by proper cover where the move ends (p. 12: hits with no area).
+    cover_after: int | None = None
+
+
+@dataclass(frozen=True)
+class MoveProposed:
+    """The target's vigilance with a move toward cover the map does not show (p. 9):
+    waiting for the GM to confirm it."""
+
+    target: str
+    properties: tuple[str, ...]
+    to: tuple[float, float]
+    prone: bool = False
+
+
+@dataclass(frozen=True)
+class MoveConfirmed:
+    """The GM's answer to a proposed vigilance move: accepted (the roll follows) or not
+    (the target chooses again)."""
+
+    target: str
+    accepted: bool
+    areas: int | None = None
+
+
+@dataclass(frozen=True)
+class SituationSet:
+    """The GM's situational ST modifier on every attack (0: none), and its label."""
+
+    modifier: int
+    label: str = ""
 
 
 @quick_init  # one of a simulated fight's hottest values (combat_kit.quick_init)
@@ -360,6 +393,9 @@ EVENT_TYPES = {
         ExtendedCancelled,
         AttackDeclared,
         VigilanceChosen,
+        MoveProposed,
+        MoveConfirmed,
+        SituationSet,
         AttackRolled,
         AttackAborted,
         AttackResolved,

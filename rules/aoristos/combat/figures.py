@@ -232,6 +232,20 @@ def total_armour(pieces: Iterable[Armour]) -> int:
     return total // 10
 
 
+def total_armour_and_cover(pieces: Iterable[Armour], cover: Iterable[tuple[str, int]]) -> int:
+    """Totalrustning with the cover of a target hidden from the start counted as armour
+    (p. 12: "Om målet redan från början var helt dolt fungerar skyddet som rustning"):
+    armour and cover summed area by area, the torso three times, divided by 10."""
+    total = 0
+    for piece in pieces:
+        if not piece.shield:
+            for area, value in piece.areas:
+                total += value * (3 if area == "torso" else 1)
+    for area, value in cover:
+        total += value * (3 if area == "torso" else 1)
+    return total // 10
+
+
 def damage(final_strength: int, toughness: int, *, head: bool = False) -> int:
     """Damage (p. 13): how many times Härdighet fits in the final strength; the head uses
     2 instead. Nothing below 0. Worked (Miriam): 23 − 4 = 19, Härdighet 3 → 6."""

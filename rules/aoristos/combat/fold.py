@@ -219,20 +219,54 @@ def _vigilance_chosen(state: Encounter, event: E.VigilanceChosen) -> Encounter:
         threshold=event.threshold,
         threshold_parts=event.parts,
         vigilance=event.properties,
+        cover_after=event.cover_after,
     )
     if event.move_to is None:
+        if event.prone:  # p. 9: the whole metre swapped for diving to the ground
+            c = combatant(state, event.target)
+            return state.put(c.with_(posture="lying"), attack=attack)
         return changed(state, attack=attack)
     c = combatant(state, event.target)
-    return state.put(
-        c.with_(
-            x=event.move_to[0],
-            y=event.move_to[1],
-            moved=round(c.moved + event.moved, 2),
-            moved_since_activation=True,
-            path=trail(c, *event.move_to),
-        ),
-        attack=attack,
-    )
+    x, y = event.move_to
+    changes = {
+        "x": x,
+        "y": y,
+        "moved": round(c.moved + event.moved, 2),
+        "moved_since_activation": True,
+        "path": trail(c, x, y),
+    }
+    if event.prone:  # p. 9: 1 m of the move swapped for diving to the ground
+        changes["posture"] = "lying"
+    state = state.put(copied(c, changes), attack=attack)
+    dx, dy = x - c.x, y - c.y
+    for fid in event.followers:  # p. 9: as far, the same way
+        f = combatant(state, fid)
+        fx, fy = round(f.x + dx, 2), round(f.y + dy, 2)
+        state = state.put(
+            f.with_(
+                x=fx,
+                y=fy,
+                moved=round(f.moved + event.moved, 2),
+                moved_since_activation=True,
+                path=trail(f, fx, fy),
+            )
+        )
+    return state
+
+
+def _move_proposed(state: Encounter, event: E.MoveProposed) -> Encounter:
+    proposal = (event.properties, event.to, event.prone)
+    return changed(state, attack=changed(state.attack, stage="confirm", proposal=proposal))
+
+
+def _move_confirmed(state: Encounter, event: E.MoveConfirmed) -> Encounter:
+    if event.accepted:  # the roll follows at once (its events)
+        return state
+    return changed(state, attack=changed(state.attack, stage="vigilance", proposal=None))
+
+
+def _situation_set(state: Encounter, event: E.SituationSet) -> Encounter:
+    return changed(state, situation=event.modifier, situation_label=event.label)
 
 
 def _attack_rolled(state: Encounter, event: E.AttackRolled) -> Encounter:
@@ -365,6 +399,9 @@ FOLDS = {
     E.ExtendedCancelled: _extended_cancelled,
     E.AttackDeclared: _attack_declared,
     E.VigilanceChosen: _vigilance_chosen,
+    E.SituationSet: _situation_set,
+    E.MoveProposed: _move_proposed,
+    E.MoveConfirmed: _move_confirmed,
     E.AttackRolled: _attack_rolled,
     E.AttackAborted: _attack_aborted,
     E.AttackResolved: _attack_resolved,

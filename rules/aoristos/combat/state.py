@@ -39,10 +39,17 @@ class HouseRules:
       words, default) or by each move (the p. 7 example).
     * `melee_reach`: metres within which two foes are in melee (the text: "close enough
       to reach each other"); default 2.
+    * `vigilance_cover_areas`: the areas a target hides when its vigilance move (p. 9)
+      ends in drawn cover: "ordentligt skydd" for hits with no area (p. 12), which name
+      no number; default 3 (the torso and both legs behind waist-high cover).
+    * `hard_to_locate`: the ST a ranged attack gains when cover makes its target hard
+      to locate (p. 10, no number given); default 2.
     """
 
     movement_by_round_total: bool = True
     melee_reach: float = 2.0
+    vigilance_cover_areas: int = 3
+    hard_to_locate: int = 2
 
 
 @dataclass(frozen=True)
@@ -84,6 +91,8 @@ class Combatant:
     posture: str = "standing"
     hidden_areas: frozenset[str] = frozenset()  # hidden by the own body: hits there miss
     cover: tuple[tuple[str, int], ...] = ()  # areas behind cover, and its protection
+    # Cover makes it hard to know where it is (p. 10, the GM's call): ranged attacks +ST.
+    hard_to_locate: bool = False
     aware: bool = True
     right: str | None = None  # weapon key held in the right hand
     left: str | None = None
@@ -181,11 +190,19 @@ class PendingAttack:
     auto: bool
     called_area: str | None
     passive: bool
-    stage: str = "vigilance"  # "vigilance", then "abort" (after the roll)
+    # "vigilance", "confirm" (a vigilance move toward cover the map does not show waits
+    # for the GM), then "abort" (after the roll)
+    stage: str = "vigilance"
     threshold: int = 0
     threshold_parts: tuple[tuple[str, int], ...] = ()
     vigilance: tuple[str, ...] = ()
     roll: Any = None  # the AttackRolled event, during "abort"
+    # Areas hidden by proper cover after the vigilance move (p. 12, hits with no area);
+    # None: the target did not move, and its cover is as the GM set it.
+    cover_after: int | None = None
+    # The vigilance the target proposed while the GM confirms its move (stage "confirm"):
+    # (properties, (x, y), prone).
+    proposal: Any = None
 
 
 @dataclass(frozen=True)
@@ -233,6 +250,10 @@ class Encounter(Roster):
     ended: bool = False
     next_id: int = 1
     scene: Scene = Scene()  # walls, cover and a picture on the battle map (rules.scene)
+    # The GM's situational ST modifier on every attack while it is set (issue 45), and
+    # what it stands for.
+    situation: int = 0
+    situation_label: str = ""
 
     @property
     def waiting(self) -> bool:

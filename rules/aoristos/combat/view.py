@@ -6,6 +6,7 @@ stats, its dice totals).
 """
 
 import json
+import math
 from dataclasses import replace
 from itertools import combinations
 
@@ -24,12 +25,15 @@ from rules.aoristos.combat.fold import evolve
 from rules.aoristos.combat.gear import LIMBS
 from rules.aoristos.combat.movement import move_bands, move_plan, watch_triggers
 from rules.aoristos.combat.outcome import hit_chance, odds
-from rules.aoristos.combat.reading import attack_is_melee, effective_movement, needs_ammo
+from rules.aoristos.combat.reading import attack_facts, effective_movement, needs_ammo
 from rules.aoristos.combat.state import POSTURES, UNARMED, Combatant, Encounter, PendingAttack
 from rules.aoristos.combat.vigilance import (
+    COVER_WITHIN,
     default_vigilance,
+    known_cover,
+    move_reach,
     vigilance_bonus,
-    vigilance_move,
+    vigilance_move_plan,
     vigilance_options,
 )
 from rules.combat_kit import (
@@ -139,6 +143,7 @@ def combatant_view(state: Encounter, c: Combatant, viewer: Viewer) -> dict:
             overwatch=c.overwatch,
             hidden_areas=sorted(c.hidden_areas),
             cover=dict(c.cover),
+            hard_to_locate=c.hard_to_locate,
             aware=c.aware,
         )
     return data
@@ -173,7 +178,11 @@ def view(state: Encounter, viewer: Viewer) -> dict:
         "house": {
             "movement_by_round_total": state.house.movement_by_round_total,
             "melee_reach": state.house.melee_reach,
+            "vigilance_cover_areas": state.house.vigilance_cover_areas,
+            "hard_to_locate": state.house.hard_to_locate,
         },
+        # The GM's situational ST modifier on every attack (issue 45).
+        "situation": {"modifier": state.situation, "label": state.situation_label},
         "attack": attack_view(state, viewer),
         "prompts": prompts(state, viewer),
         "actions": [],
@@ -207,6 +216,28 @@ def attack_view(state: Encounter, viewer: Viewer) -> dict | None:
     return data
 
 
+def vigilance_chances(
+    state: Encounter, attack: PendingAttack, options: dict, move=None
+) -> dict[str, float]:
+    """The attacker's chance to hit for every choice of up to three properties (p. 8-9):
+    `outcome.hit_chance` of the engine's own setup and ST (`threshold_parts`), the range
+    counted where the vigilance move ends (`move`: the target's chosen one, for the
+    choices with RÖR; None: the engine's own 1 m)."""
+    setup = attack_setup(state, attack, ())
+    target = state.get(attack.target)
+    end = None if move is None else (move.to or (target.x, target.y))
+    chances = {}
+    keys = list(options)
+    for size in range(0, F.VIGILANCE_MAX + 1):
+        for chosen in combinations(keys, size):
+            point = end if "agility" in chosen else None
+            threshold = sum(v for _, v in threshold_parts(state, attack, chosen, None, None, point))
+            chances["+".join(sorted(chosen))] = percent(
+                hit_chance(replace(setup, threshold=threshold))
+            )
+    return chances
+
+
 def vigilance_prompt(state: Encounter, attack: PendingAttack) -> dict:
     """The target's choice with the chance each leaves the attacker (p. 8-9): the same
     odds as the attack preview (`outcome.hit_chance`), auto fire and hidden areas in."""
@@ -216,15 +247,7 @@ def vigilance_prompt(state: Encounter, attack: PendingAttack) -> dict:
     options = vigilance_options(state, attack)
     bonus = vigilance_bonus(state, target)
     default = default_vigilance(options, bonus[1])
-    setup = attack_setup(state, attack, ())
-    chances = {}
-    keys = list(options)
-    for size in range(0, F.VIGILANCE_MAX + 1):
-        for chosen in combinations(keys, size):
-            threshold = sum(v for _, v in threshold_parts(state, attack, chosen))
-            chances["+".join(sorted(chosen))] = percent(
-                hit_chance(replace(setup, threshold=threshold))
-            )
+    chances = vigilance_chances(state, attack, options)
     return {
         "kind": "vigilance",
         "for": attack.target,
@@ -242,21 +265,82 @@ def vigilance_prompt(state: Encounter, attack: PendingAttack) -> dict:
 
 
 def vigilance_move_reach(state: Encounter, attack: PendingAttack) -> dict | None:
-    """Where RÖR in vigilance takes the target (p. 9), for the map: in melee 1 m away from
-    the attacker; at range at least 1 m and up to its RÖR in metres toward known cover
-    within 10 m, else square to the line of fire. `to` is the point the engine moves it
-    to (`vigilance_move`: 1 m, the engine knows no cover on the map); None in cover."""
-    to = vigilance_move(state, attack)
+    """Where RÖR in vigilance may take the target (p. 9), for the map and the prompt: in
+    melee 1 m away from the attacker (`to`), with the others of its side in the melee who
+    may follow (`followers`); at range at least 1 m and up to its RÖR in metres (`reach`)
+    toward the drawn cover it knows within 10 m (`covers`, their indices on the map), else
+    square to the line of fire (`to`: the engine's 1 m there), and 1 m of it may be a dive
+    to the ground (`prone`). None in cover."""
+    facts = attack_facts(state, attack)
+    to = facts.move_to
     if to is None:
         return None
-    target = state.get(attack.target)
-    melee = attack_is_melee(state, attack)
+    target = facts.target
+    melee = facts.melee_attack
+    followers = []
+    if melee:
+        followers = [
+            {"id": o.id, "name": o.name}
+            for o in state.combatants
+            if o.id != target.id and o.side == target.side and o.acts
+            and math.hypot(o.x - target.x, o.y - target.y) <= state.house.melee_reach
+        ]
     return {"id": target.id, "x": target.x, "y": target.y, "to": list(to), "melee": melee,
-            "reach": 1 if melee else max(1, target.agility), "cover_within": 10}
+            "reach": move_reach(target, melee), "cover_within": COVER_WITHIN,
+            "covers": [] if melee else [index for index, _shape in known_cover(state, target)],
+            "prone": not melee, "followers": followers,
+            "attacker": [facts.attacker.x, facts.attacker.y]}
+
+
+def vigilance_preview(
+    state: Encounter, cid: str, x: float | None, y: float | None, prone: bool = False
+) -> dict:
+    """The vigilance move of `cid` to (x, y) before it is chosen (the map's tap during the
+    prompt, p. 9): refused as the engine refuses it (`vigilance.vigilance_move_plan`, the
+    very check `decide` makes), else its metres, whether it ends in proper cover (the
+    areas hidden against hits with no area, p. 12) and the attacker's chance to hit for
+    every choice of properties (`vigilance_chances`, the range from where it ends)."""
+    attack = state.attack
+    out = move_preview_base(cid, x, y, None, unit="KP", vigilance=True, prone=prone)
+    if attack is None or attack.stage != "vigilance" or attack.target != cid:
+        out["refused"] = {"code": "no_attack", "params": {},
+                          "message": "no attack waits for this combatant's vigilance"}
+        return out
+    facts = attack_facts(state, attack)
+    try:
+        try:
+            move = vigilance_move_plan(state, attack, facts, x, y, prone)
+        except RulesError as error:
+            if error.code != "toward_cover":
+                raise
+            # Toward cover the map does not show: the GM confirms it (`_confirm_move`),
+            # and the chances are from where it would end.
+            move = vigilance_move_plan(state, attack, facts, x, y, prone, (), trusted=True)
+            out["confirm"] = True
+    except RulesError as error:
+        out["refused"] = {"code": error.code, "message": error.template or str(error),
+                          "params": dict(error.params)}
+        return out
+    options = vigilance_options(state, attack, facts)
+    chances = vigilance_chances(state, attack, options, move)
+    out.update(metres=move.metres, cost=0, to=list(move.to) if move.to else None,
+               cover_after=move.cover_after, chances=chances)
+    return out
 
 
 def prompts(state: Encounter, viewer: Viewer) -> list[dict]:
     attack = state.attack
+    if attack is not None and attack.stage == "confirm":
+        # The GM's: a vigilance move toward cover the map does not show (p. 9). "for" is
+        # nobody's combatant, so the banner calls the GM, whoever the target is.
+        target = state.get(attack.target)
+        _properties, to, prone = attack.proposal
+        return [{
+            "kind": "confirm_move", "for": "", "mine": viewer.is_gm, "target": target.id,
+            "who": target.name, "to": list(to), "prone": prone,
+            "metres": round(math.hypot(to[0] - target.x, to[1] - target.y), 2),
+            "areas": state.house.vigilance_cover_areas,
+        }]
     if attack is not None and attack.stage == "vigilance":
         prompt = vigilance_prompt(state, attack)
     elif attack is not None:
@@ -475,6 +559,8 @@ def attack_preview(state: Encounter, cmd: C.Attack, viewer: Viewer = GM_VIEW) ->
         "area_rule": area_rule(setup, result),
         "called_area": cmd.area,
         "aim_conditions": plan["conditions"],
+        # The GM's situational ST (in `threshold` too), shown to everyone: no NPC secret.
+        "situation": {"modifier": state.situation, "label": state.situation_label},
     }
 
 
@@ -519,6 +605,8 @@ def describe_one(state: Encounter, event, viewer: Viewer) -> dict:
             }
             for t in event.tests
         ]
+    if kind == "VigilanceChosen" and event.followers:
+        names["follower_names"] = [state.get(cid).name for cid in event.followers]
     for field in ("id", "attacker", "target", "mover", "who"):
         if isinstance(data.get(field), str) and (who := state.get(data[field])) is not None:
             names[f"{field}_name"] = who.name
