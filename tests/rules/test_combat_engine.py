@@ -651,3 +651,78 @@ def test_a_character_of_any_database_id_can_join(character_id):
         with pytest.raises(RulesError):
             ENGINE.parse_command({"type": "add_combatant", "name": "Albert",
                                   "character_id": bad})
+
+
+# The parry (p. 8) -------------------------------------------------------------------------
+
+
+def parry_pair(limb_state="ok"):
+    """A (Slagsmål 2, unarmed) 1 m from B, who holds a knife and has Närstridsvapen 6."""
+    state = ENGINE.new_state({})
+    state = add(state, "A", side="a", alertness=3, agility=2, physique=2, willpower=3,
+                skills={"brawling": 2})
+    state = add(state, "B", side="b", npc=True, alertness=1, x=1.0,
+                skills={"melee_weapons": 6}, weapons=(WEAPONS["knife"],), right="knife")
+    if limb_state != "ok":
+        a = by_name(state, "A")
+        state = state.put(a.with_(limbs=tuple(
+            (limb, limb_state if limb == "right_arm" else "ok") for limb, _ in a.limbs)))
+    state, _ = run(state, C.StartCombat(), 1, 1)
+    return state
+
+
+@pytest.mark.parametrize(("limb", "hit"), [("left_leg", "left_leg"), (None, "right_arm"),
+                                            ("left_arm", "left_arm")])
+def test_an_unarmed_attack_that_misses_a_parry_is_hit_in_the_limb_used_p8(limb, hit):
+    """p. 8: "Om ett obeväpnat anfall missar en person som använder Närstridsvapen i
+    vaksamhet, och som har ett egentligt närstridsvapen (s. 8), får anfallaren en träff med
+    styrka 1B i använd lem, utan modifikationer (s. 12)." A kick is hit in the kicking leg,
+    a punch in its arm; with no limb named, the free right hand strikes."""
+    state = parry_pair()
+    a, b = by_name(state, "A"), by_name(state, "B")
+    state, events = run(state, C.Attack(a.id, b.id, "unarmed", limb=limb))
+    assert of(events, E.AttackDeclared).limb == hit
+    # ST: Närstridsvapen 6 + round 1's SIN bonus 1 = 7; TB 2 + 2 with 1 + 1: 6, a miss.
+    # The area die (5); the parry's 1B: 6 // Härdighet 3 = 2 damage, no armour counted; then
+    # the pain test with 1B3T (nervchock 2): VIL 3 + 6 = 9, passed.
+    state, events = run(
+        state, C.Vigilance(b.id, ("melee_weapons",)), 1, 1, 1, 1, 5, 6, 6, 6, 6, 6
+    )
+    assert of(events, E.AttackResolved).reason == "miss"
+    wound = of(events, E.Wounded)
+    assert (wound.id, wound.area, wound.damage, wound.source) == (a.id, hit, 2, "parry 1B = 6")
+    assert by_name(state, "A").nerve_shock == 2
+
+
+def test_a_parry_without_a_real_melee_weapon_hits_nothing_back_p8():
+    """p. 8: only a parry with an "egentligt närstridsvapen" hits the limb used."""
+    state = parry_pair()
+    b = by_name(state, "B")
+    state = state.put(b.with_(right=None))
+    a = by_name(state, "A")
+    state, _ = run(state, C.Attack(a.id, b.id, "unarmed", limb="right_leg"))
+    # Närstridsvapen 8 − 2 without a real melee weapon + round 1's bonus 1 = 7 against
+    # TB 4 + 1 + 1 = 6: a miss, and no hit back.
+    state = state.put(by_name(state, "B").with_(skills=(("melee_weapons", 8),)))
+    state, events = run(state, C.Vigilance(b.id, ("melee_weapons",)), 1, 1, 1, 1, 5)
+    assert of(events, E.AttackResolved).reason == "miss"
+    assert not [e for e in events if isinstance(e, E.Wounded)]
+
+
+def test_no_strike_with_a_broken_limb_p14():
+    """p. 14: nothing is held with a broken arm; nor does it strike (our reading): the free
+    hand then is the left."""
+    state = parry_pair("broken")
+    a, b = by_name(state, "A"), by_name(state, "B")
+    with pytest.raises(RulesError, match="broken limb"):
+        ENGINE.decide(state, C.Attack(a.id, b.id, "unarmed", limb="right_arm"), ScriptedRng())
+    _, events = run(state, C.Attack(a.id, b.id, "unarmed"))
+    assert of(events, E.AttackDeclared).limb == "left_arm"
+
+
+def test_an_unarmed_attack_names_its_limb_through_the_parser_p8():
+    command = ENGINE.parse_command({"type": "attack", "id": "c1", "target": "c2",
+                                    "weapon": "unarmed", "limb": "left_leg"})
+    assert command.limb == "left_leg"
+    with pytest.raises(RulesError, match="unknown limb"):
+        ENGINE.parse_command({"type": "attack", "id": "c1", "target": "c2", "limb": "head"})

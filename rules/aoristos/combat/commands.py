@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rules import scene
-from rules.aoristos.combat.gear import AREAS, Armour, Weapon
+from rules.aoristos.combat.gear import AREAS, LIMBS, Armour, Weapon
 from rules.combat_kit import (  # its end and wake: the kit's
     MAX_TEXT,
     EndEncounter,
@@ -219,6 +219,9 @@ class Attack:
     mode: str = ""  # a fire mode's text, e.g. "3" or "auto+2N"; "" the first
     shots: int | None = None  # auto: the chosen base
     area: str | None = None  # the area wanted if the area dice allow a choice
+    # An unarmed attack's limb (p. 8: a parry hits back "i använd lem"): a punch's arm or a
+    # kick's leg; None: the striking hand the engine takes (`attacks.striking_limb`).
+    limb: str | None = None
 
 
 @quick_init  # a simulated fight's policy makes one per attack (combat_kit.quick_init)
@@ -341,4 +344,6 @@ def parse_command(data: Any, *, weapons=None, armour=None) -> Any:
     cls, values = read_command(data, COMMANDS, _convert, special)
     if "area" in values and values["area"] is not None and values["area"] not in AREAS:
         raise RulesError(f"unknown area {values['area']!r}", code="bad_field", field="area")
+    if values.get("limb") is not None and values["limb"] not in LIMBS:
+        raise RulesError(f"unknown limb {values['limb']!r}", code="bad_field", field="limb")
     return cls(**values)

@@ -196,6 +196,7 @@ class AttackDeclared:
     passive: bool = False
     melee: bool = False
     distance: float = 0.0
+    limb: str | None = None  # an unarmed attack's striking limb (p. 8; None in older logs)
 
 
 @quick_init  # one of a simulated fight's hottest values (combat_kit.quick_init)

@@ -210,6 +210,8 @@ def _attack_declared(state: Encounter, event: E.AttackDeclared) -> Encounter:
         event.called_area,
         event.passive,
     )
+    if event.limb is not None:  # an unarmed attack's striking limb (p. 8)
+        pending = changed(pending, limb=event.limb)
     return state.put(paid, attack=pending)
 
 

@@ -186,6 +186,7 @@ class PendingAttack:
     threshold_parts: tuple[tuple[str, int], ...] = ()
     vigilance: tuple[str, ...] = ()
     roll: Any = None  # the AttackRolled event, during "abort"
+    limb: str | None = None  # an unarmed attack's striking limb (p. 8)
 
 
 @dataclass(frozen=True)
