@@ -9,6 +9,7 @@ import pytest
 from rules.aoristos.combat import ENGINE
 from rules.aoristos.combat import commands as C
 from rules.aoristos.combat import events as E
+from rules.aoristos.combat.view import GM_VIEW
 from rules.aoristos.equipment import ARMOUR, WEAPONS
 from rules.errors import RulesError
 from tests.rules import helpers
@@ -726,3 +727,54 @@ def test_an_unarmed_attack_names_its_limb_through_the_parser_p8():
     assert command.limb == "left_leg"
     with pytest.raises(RulesError, match="unknown limb"):
         ENGINE.parse_command({"type": "attack", "id": "c1", "target": "c2", "limb": "head"})
+
+
+# Reloading (p. 7, 11) -----------------------------------------------------------------------
+
+
+def belt_team():
+    """Skytten (SIN 3) with an empty machine gun, Hjälpen (SIN 2) beside him, a foe 40 m off."""
+    state = ENGINE.new_state({})
+    state = add(state, "Skytten", alertness=3, composure=6, drive=12, skills={"firearms": 2},
+                weapons=(WEAPONS["machine_gun"],), right="machine_gun", left="machine_gun")
+    state = add(state, "Hjälpen", alertness=2, composure=6, drive=12, x=1.0)
+    state = add(state, "Fienden", side="b", npc=True, alertness=1, x=40.0)
+    gunner = by_name(state, "Skytten")
+    state = state.put(gunner.with_(loaded=(("machine_gun", 0),)))
+    state, _ = run(state, C.StartCombat(), 1, 1)
+    return state
+
+
+def test_a_belt_is_reloaded_for_ol_10_by_the_gunner_p11():
+    """p. 11: "Med ett bälte är förvald OL (s. 7) 10 för skytten"."""
+    state = belt_team()
+    gunner = state.active
+    state = state.put(gunner.with_(cp=12))
+    state, events = run(state, C.Reload(gunner.id, "machine_gun"))
+    assert of(events, E.Reloaded).cost == 10
+    assert by_name(state, "Skytten").rounds("machine_gun") == 100
+
+
+def test_a_belt_is_reloaded_for_ol_5_by_an_assistant_p11():
+    """p. 11: "... 10 för skytten, 5 för en assistent": the assistant, in its own
+    activation, threads a new belt into the gunner's weapon for 5 KP."""
+    state = belt_team()
+    state, _ = run(state, C.EndActivation(state.active.id), 1, 1)  # Skytten
+    helper = state.active
+    assert helper.name == "Hjälpen"
+    gunner = by_name(state, "Skytten")
+    before = state
+    offered = [a for a in ENGINE.view(state, GM_VIEW)["actions"] if a["key"] == "reload_for"]
+    assert [(a["cost"], a["command"]["gunner"]) for a in offered] == [(5, gunner.id)]
+    state, events = run(state, C.Reload(helper.id, "machine_gun", gunner=gunner.id))
+    reloaded = of(events, E.Reloaded)
+    assert (reloaded.id, reloaded.gunner, reloaded.cost) == (helper.id, gunner.id, 5)
+    assert by_name(state, "Skytten").rounds("machine_gun") == 100
+    assert state.active.cp == helper.cp - 5
+    (line,) = [ln for ln in ENGINE.describe(before, events, GM_VIEW) if ln["kind"] == "Reloaded"]
+    assert (line["gunner_name"], line["weapon_name"]) == ("Skytten", "Kulspruta")
+    # Only a belt, and only beside the gunner.
+    far = state.put(by_name(state, "Hjälpen").with_(x=5.0))
+    far = far.put(by_name(far, "Skytten").with_(loaded=(("machine_gun", 0),)))
+    with pytest.raises(RulesError, match="stand by"):
+        ENGINE.decide(far, C.Reload(helper.id, "machine_gun", gunner=gunner.id), ScriptedRng())

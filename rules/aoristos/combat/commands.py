@@ -193,6 +193,9 @@ class Reload:
     id: str
     weapon: str
     rounds: int | None = None  # for "(n)" weapons: cartridges to push in
+    # An assistant's reload of another's belt-fed weapon (p. 11: OL 5 for an assistant):
+    # the gunner's id; `id` is the assistant, who acts and pays.
+    gunner: str | None = None
 
 
 @dataclass(frozen=True)

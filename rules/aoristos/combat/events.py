@@ -139,10 +139,14 @@ class WoundUp:
 
 @dataclass(frozen=True)
 class Reloaded:
+    """A reload (p. 7, 11): `id` pays `cost`; the rounds go into `gunner`'s weapon when an
+    assistant reloads another's belt (p. 11), else into `id`'s own."""
+
     id: str
     weapon: str
     rounds: int
     cost: int
+    gunner: str | None = None
 
 
 @dataclass(frozen=True)

@@ -164,6 +164,10 @@ def _wound_up(state: Encounter, event: E.WoundUp) -> Encounter:
 
 
 def _reloaded(state: Encounter, event: E.Reloaded) -> Encounter:
+    if event.gunner is not None:  # p. 11: an assistant feeds another's belt
+        gunner = combatant(state, event.gunner)
+        state = state.put(gunner.with_(loaded=pairs_set(gunner.loaded, event.weapon, event.rounds)))
+        return spend(state, event.id, event.cost)
     c = combatant(state, event.id)
     loaded = pairs_set(c.loaded, event.weapon, event.rounds)
     return spend(state, event.id, event.cost, loaded=loaded)

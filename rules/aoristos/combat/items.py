@@ -9,9 +9,16 @@ Commands: Draw, Ready, Stow, Drop, SwitchHands, PickUp, Windup, AbortWindup, Rel
 from rules.aoristos.combat import commands as C
 from rules.aoristos.combat import events as E
 from rules.aoristos.combat.activation import passive_or_active, pay
-from rules.aoristos.combat.reading import arm_ok, in_melee, needs_ammo, not_in_melee, require_active
+from rules.aoristos.combat.reading import (
+    arm_ok,
+    distance,
+    in_melee,
+    needs_ammo,
+    not_in_melee,
+    require_active,
+)
 from rules.aoristos.combat.state import UNARMED, Combatant, Encounter
-from rules.combat_kit import refuse
+from rules.combat_kit import combatant, refuse
 from rules.errors import gettext_noop as _
 
 
@@ -150,6 +157,8 @@ def _abort_windup(state: Encounter, cmd: C.AbortWindup, rng):
 def _reload(state: Encounter, cmd: C.Reload, rng):
     c = require_active(state, cmd.id)
     not_in_melee(state, c, _("Reloading cannot be started in melee (p. 10)"))
+    if cmd.gunner is not None and cmd.gunner != c.id:
+        return _assist_reload(state, c, cmd)
     weapon = c.weapon(cmd.weapon)
     if weapon is None or not needs_ammo(weapon):
         refuse(_("{item!r} is not reloaded"), "no_reload", item=cmd.weapon)
@@ -177,6 +186,33 @@ def _reload(state: Encounter, cmd: C.Reload, rng):
         cost = weapon.reload_cost
         rounds = weapon.capacity
     event = E.Reloaded(c.id, weapon.key, rounds, cost)
+    return pay(state, c, cost, "reload", cmd, lambda: [event])
+
+
+def _assist_reload(state: Encounter, c: Combatant, cmd: C.Reload):
+    """p. 11: a belt-fed weapon's reload is OL 10 for the gunner, 5 for an assistant. The
+    assistant (`c`, in its own activation) threads a new belt into the gunner's weapon, or
+    joins two belts; our reading: it stands by the gunner, within melee reach (the house
+    rule's metres), on the same side, and the gunner need not hold the weapon."""
+    gunner = combatant(state, cmd.gunner)
+    weapon = gunner.weapon(cmd.weapon)
+    if weapon is None or not weapon.belt:
+        refuse(
+            _("an assistant reloads only a belt-fed weapon (p. 11)"),
+            "no_reload",
+            item=cmd.weapon,
+        )
+    if gunner.side != c.side or distance(c, gunner) > state.house.melee_reach:
+        refuse(
+            _("{name} must stand by {gunner} to feed the belt"),
+            "not_beside",
+            name=c.name,
+            gunner=gunner.name,
+        )
+    if gunner.rounds(weapon.key) >= weapon.capacity:
+        refuse(_("{weapon} is full"), "full", weapon=weapon.name)
+    cost = weapon.assistant_reload_cost
+    event = E.Reloaded(c.id, weapon.key, weapon.capacity, cost, gunner.id)
     return pay(state, c, cost, "reload", cmd, lambda: [event])
 
 

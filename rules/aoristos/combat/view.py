@@ -364,6 +364,22 @@ def actions(state: Encounter, c: Combatant) -> list[dict]:
                         weapon=weapon.name,
                     )
                 )
+    for ally in state.combatants:  # p. 11: an assistant feeds a belt for OL 5
+        if ally.id == c.id or ally.side != c.side or not ally.acts:
+            continue
+        for weapon in ally.weapons:
+            if weapon.belt and ally.rounds(weapon.key) < weapon.capacity:
+                command = C.Reload(c.id, weapon.key, gunner=ally.id)
+                cost, why = try_cost(state, command)
+                out.append(
+                    action(
+                        "reload_for",
+                        cost,
+                        {"type": "reload", "id": c.id, "weapon": weapon.key, "gunner": ally.id},
+                        why=why,
+                        weapon=f"{weapon.name} ({ally.name})",
+                    )
+                )
     for hand in ("right", "left"):
         if getattr(c, hand):
             cost, why = try_cost(state, C.Stow(c.id, hand))
@@ -532,6 +548,9 @@ def describe_one(state: Encounter, event, viewer: Viewer) -> dict:
     )
     if isinstance(data.get("weapon"), str) and subject is not None:
         names["weapon_name"] = (subject.weapon(data["weapon"]) or UNARMED).name
+    if kind == "Reloaded" and event.gunner and (gunner := state.get(event.gunner)) is not None:
+        names["gunner_name"] = gunner.name  # p. 11: an assistant fed the gunner's belt
+        names["weapon_name"] = (gunner.weapon(event.weapon) or UNARMED).name
     for key in ("dropped",):
         if data.get(key) and subject is not None:
             names["dropped_names"] = [(subject.weapon(k) or UNARMED).name for k in data[key]]
