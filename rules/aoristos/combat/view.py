@@ -469,7 +469,10 @@ def attack_preview(state: Encounter, cmd: C.Attack, viewer: Viewer = GM_VIEW) ->
     return {
         "ok": True,
         "cost": plan["cost"],
+        # The attack hand at the fewest projectiles (`hand_shots`; the only one but for
+        # auto fire, where each count of `shots` names its own hand, p. 9, 11).
         "hand": str(setup.hand(shots[0])),
+        "hand_shots": shots[0],
         "hands": [str(setup.hand(n)) for n in (shots[0], shots[-1])] if len(shots) > 1 else [],
         "test_base": setup.test_base,
         "threshold": setup.threshold if parts or not target.npc or viewer.is_gm else None,
@@ -487,7 +490,10 @@ def attack_preview(state: Encounter, cmd: C.Attack, viewer: Viewer = GM_VIEW) ->
             }
             for area, spread in result.areas().items()
         ],
-        "shots": [{"shots": n, "percent": percent(p)} for n, p in result.shots.items()],
+        "shots": [
+            {"shots": n, "percent": percent(p), "hand": str(setup.hand(n))}
+            for n, p in result.shots.items()
+        ],
         "area_rule": area_rule(setup, result),
         "called_area": cmd.area,
         "aim_conditions": plan["conditions"],
