@@ -778,3 +778,124 @@ def test_a_belt_is_reloaded_for_ol_5_by_an_assistant_p11():
     far = far.put(by_name(far, "Skytten").with_(loaded=(("machine_gun", 0),)))
     with pytest.raises(RulesError, match="stand by"):
         ENGINE.decide(far, C.Reload(helper.id, "machine_gun", gunner=gunner.id), ScriptedRng())
+
+
+# Windups (p. 7) -------------------------------------------------------------------------
+
+
+def thrower(weapon="hand_grenade", cp=None, **more):
+    """Kastaren (SIN 3, VIL 1) with `weapon` in hand, a foe 15 m off; her activation."""
+    state = ENGINE.new_state({})
+    item = more.pop("item", WEAPONS[weapon])
+    hands = {"right": weapon} if 1 in item.hands else {"right": weapon, "left": weapon}
+    state = add(state, "Kastaren", alertness=3, composure=6, drive=12, willpower=1, physique=2,
+                shock_tolerance=20, skills={"throwing": 2, "bow": 2}, weapons=(item,), **hands)
+    state = add(state, "Fienden", side="b", npc=True, alertness=1, x=15.0)
+    state, _ = run(state, C.StartCombat(), 1, 1)
+    if cp is not None:
+        state = state.put(state.active.with_(cp=cp))
+    return state
+
+
+def test_a_grenade_dropped_in_pain_stays_armed_on_the_ground_p7():
+    """p. 7: "Om man oplanerat avbryter en uppladdning innebär det att granaten förblir
+    apterad": the pin pulled (UL 1), a wound to the arm and a failed pain test make the hand
+    let go (p. 13); the grenade lies armed at her feet, and picked up again (sitting, p. 7)
+    it is still armed: thrown with no new windup."""
+    state = thrower()
+    k = state.active
+    state, _ = run(state, C.Windup(k.id, "hand_grenade"))
+    assert by_name(state, "Kastaren").wound_up == "hand_grenade"
+    # 3 // Härdighet 3 = 1 damage to the right arm; VIL 1 + 1 fails twice: she lets go.
+    before = state
+    state, events = run(state, C.Hazard(k.id, "1B", "right_arm"), 3, *[1] * 6)
+    wound = of(events, E.Wounded)
+    assert wound.dropped == ("hand_grenade",)
+    assert wound.windup == ("hand_grenade", "armed_dropped")
+    k = by_name(state, "Kastaren")
+    assert (k.held, k.wound_up, k.armed_on_ground) == ((), None, ("hand_grenade",))
+    card = next(c for c in ENGINE.view(state, GM_VIEW)["combatants"] if c["id"] == k.id)
+    assert card["armed_on_ground"] == ["Handgranat"]
+    lines = ENGINE.describe(before, events, GM_VIEW)
+    assert [ln["windup_outcome"] for ln in lines if "windup_outcome" in ln] == ["armed_dropped"]
+    state, _ = run(state, C.ChangePosture(k.id, "sitting"))
+    state, events = run(state, C.PickUp(k.id, "hand_grenade", "left"))
+    assert of(events, E.HandsChanged).windup == "armed"
+    k = by_name(state, "Kastaren")
+    assert (k.left, k.wound_up, k.armed_on_ground) == ("hand_grenade", "hand_grenade", ())
+    foe = by_name(state, "Fienden")
+    _, events = run(state, C.Attack(k.id, foe.id, "hand_grenade"))
+    assert of(events, E.AttackDeclared).cost == 2  # no UL again: it is armed already
+
+
+def test_a_drawn_bow_let_fall_loses_its_arrow_p7():
+    """p. 7: "... att pilen förloras utan kraft att skada": the bow dropped while drawn
+    (UL 3) loses its arrow; picked up, it must be wound up again."""
+    state = thrower("bow")
+    k = state.active
+    state, _ = run(state, C.Windup(k.id, "bow"))
+    state, events = run(state, C.Drop(k.id, "right"))
+    assert of(events, E.HandsChanged).windup == "lost"
+    k = by_name(state, "Kastaren")
+    assert (k.wound_up, k.armed_on_ground, k.held) == (None, (), ())
+
+
+def test_a_windup_broken_off_by_pain_loses_the_arrow_p6_p7():
+    """p. 6: nervchock breaks off an extended activity; p. 7: a windup so interrupted
+    loses the arrow. The bow's UL 3 with 2 KP left is begun as an extended activity."""
+    state = thrower("bow", cp=2)
+    k = state.active
+    state, events = run(state, C.Windup(k.id, "bow"))
+    assert of(events, E.ExtendedStarted).remaining == 1
+    state, events = run(state, C.Hazard(k.id, "1B", "torso"), 3)  # 1 damage: nervchock 1
+    wound = of(events, E.Wounded)
+    assert (wound.cancelled, wound.windup) == ("extended", ("bow", "lost"))
+    assert by_name(state, "Kastaren").wound_up is None
+
+
+def test_a_grenade_windup_broken_off_stays_armed_in_the_hand_p7():
+    """p. 7: "granaten förblir apterad i handen": a slow grenade's windup (UL 3, begun as an
+    extended activity) broken off by another action leaves it armed in the hand."""
+    slow = replace(WEAPONS["hand_grenade"], windup=3)
+    state = thrower("hand_grenade", cp=2, item=slow)
+    k = state.active
+    state, _ = run(state, C.Windup(k.id, "hand_grenade"))
+    state, _ = run(state, C.EndActivation(k.id), 1, 1)
+    state, _ = run(state, C.EndActivation(state.active.id), 1, 1)  # Fienden; round 2
+    state, events = run(state, C.Scan(k.id))  # KP on another activity (p. 6)
+    cancelled = of(events, E.ExtendedCancelled)
+    assert (cancelled.reason, cancelled.windup) == ("other_action", ("hand_grenade", "armed"))
+    k = by_name(state, "Kastaren")
+    assert (k.extended, k.wound_up) == (None, "hand_grenade")
+    card = next(c for c in ENGINE.view(state, GM_VIEW)["combatants"] if c["id"] == k.id)
+    assert card["armed"] == ["Handgranat"]
+
+
+def test_aborting_a_windup_costs_1_kp_and_keeps_the_projectile_p7():
+    """p. 7: "För 1 KP kan man avbryta en uppladdning och taga tillvara på projektilen, som
+    en aktiv handling": done, or under way as an extended activity; nothing is lost."""
+    state = thrower("bow")
+    k = state.active
+    wound, _ = run(state, C.Windup(k.id, "bow"))
+    cp = by_name(wound, "Kastaren").cp
+    aborted, events = run(wound, C.AbortWindup(k.id))
+    assert of(events, E.WoundUp).aborted
+    assert (by_name(aborted, "Kastaren").wound_up, by_name(aborted, "Kastaren").cp) == (None, cp - 1)
+    state = thrower("bow", cp=2)
+    k = state.active
+    state, _ = run(state, C.Windup(k.id, "bow"))
+    state = state.put(by_name(state, "Kastaren").with_(cp=1))
+    state, events = run(state, C.AbortWindup(k.id))
+    assert of(events, E.ExtendedCancelled).windup is None  # aborted on purpose: kept
+    k = by_name(state, "Kastaren")
+    assert (k.extended, k.wound_up, k.cp) == (None, None, 0)
+    with pytest.raises(RulesError, match="nothing is wound up"):
+        ENGINE.decide(state, C.AbortWindup(k.id), ScriptedRng())
+
+
+def test_a_wound_up_weapon_is_not_stowed_before_the_windup_is_aborted_p7():
+    state = thrower()
+    k = state.active
+    state, _ = run(state, C.Windup(k.id, "hand_grenade"))
+    with pytest.raises(RulesError, match="abort the windup first"):
+        ENGINE.decide(state, C.Stow(k.id, "right"), ScriptedRng())

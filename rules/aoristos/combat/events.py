@@ -127,6 +127,9 @@ class HandsChanged:
     left: str | None
     readied: str | None
     cost: int
+    # What became of the weapon's windup (p. 7, `items.windup_outcome`): "lost" (an arrow
+    # let fall), "armed_dropped" (an armed grenade let fall), "armed" (one picked up).
+    windup: str = ""
 
 
 @dataclass(frozen=True)
@@ -184,6 +187,9 @@ class ExtendedPaid:
 class ExtendedCancelled:
     id: str
     reason: str
+    # An extended windup broken off unplanned (p. 7): (weapon, "armed") for a grenade
+    # that stays armed in the hand, (weapon, "lost") for an arrow.
+    windup: tuple[str, str] | None = None
 
 
 @quick_init  # one of a simulated fight's hottest values (combat_kit.quick_init)
@@ -282,6 +288,9 @@ class Wounded:
     unconscious: bool = False
     dead: bool = False
     cancelled: str = ""  # an extended activity or overwatch this nervchock ended
+    # An interrupted windup (p. 7): (weapon, "lost" / "armed" / "armed_dropped"), when the
+    # wound drops the wound-up weapon or breaks off an extended windup.
+    windup: tuple[str, str] | None = None
 
 
 @dataclass(frozen=True)

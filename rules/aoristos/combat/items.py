@@ -12,10 +12,12 @@ from rules.aoristos.combat.activation import passive_or_active, pay
 from rules.aoristos.combat.reading import (
     arm_ok,
     distance,
+    extended_windup,
     in_melee,
     needs_ammo,
     not_in_melee,
     require_active,
+    windup_outcome,
 )
 from rules.aoristos.combat.state import UNARMED, Combatant, Encounter
 from rules.combat_kit import combatant, refuse
@@ -76,6 +78,13 @@ def _stow(state: Encounter, cmd: C.Stow, rng):
     key = getattr(c, cmd.hand, None) if cmd.hand in ("right", "left") else None
     if key is None:
         refuse(_("{name} holds nothing in that hand"), "hand_empty", name=c.name)
+    if key == c.wound_up:
+        weapon = c.weapon(key)
+        refuse(
+            _("{weapon} is wound up: abort the windup first (1 KP, p. 7)"),
+            "wound_up",
+            weapon=weapon.name if weapon else key,
+        )
     cost = 2 if in_melee(state, c) else 1  # p. 7: +1 KP in melee, other than dropping
     right = None if c.right == key else c.right
     left = None if c.left == key else c.left
@@ -90,7 +99,9 @@ def _drop(state: Encounter, cmd: C.Drop, rng):
         refuse(_("{name} holds nothing in that hand"), "hand_empty", name=c.name)
     right = None if c.right == key else c.right
     left = None if c.left == key else c.left
-    return [E.HandsChanged(c.id, "drop", key, right, left, c.readied, 0)]
+    # p. 7: a wound-up weapon let fall: the arrow is lost, the grenade lies there armed.
+    windup = windup_outcome(c, key, True) if key == c.wound_up else ""
+    return [E.HandsChanged(c.id, "drop", key, right, left, c.readied, 0, windup)]
 
 
 def _switch(state: Encounter, cmd: C.SwitchHands, rng):
@@ -125,7 +136,8 @@ def _pick_up(state: Encounter, cmd: C.PickUp, rng):
         )
     free_hand(c, cmd.hand)
     right, left = holding(c, cmd.weapon, cmd.hand)
-    event = E.HandsChanged(c.id, "pick_up", cmd.weapon, right, left, c.readied, 1)
+    windup = "armed" if cmd.weapon in c.armed_on_ground else ""  # p. 7: it is still armed
+    event = E.HandsChanged(c.id, "pick_up", cmd.weapon, right, left, c.readied, 1, windup)
     return pay(state, c, 1, "pick_up", cmd, lambda: [event])
 
 
@@ -147,11 +159,19 @@ def _windup(state: Encounter, cmd: C.Windup, rng):
 
 
 def _abort_windup(state: Encounter, cmd: C.AbortWindup, rng):
+    """p. 7: "För 1 KP kan man avbryta en uppladdning och taga tillvara på projektilen, som
+    en aktiv handling": a windup done, or one under way as an extended activity."""
     c = require_active(state, cmd.id)
-    if not c.wound_up:
+    under_way = extended_windup(c)
+    if not c.wound_up and not under_way:
         refuse(_("nothing is wound up"), "not_wound_up")
-    event = E.WoundUp(c.id, c.wound_up, 1, aborted=True)
-    return pay(state, c, 1, "abort_windup", cmd, lambda: [event])
+    if c.wound_up:
+        event = E.WoundUp(c.id, c.wound_up, 1, aborted=True)
+        return pay(state, c, 1, "abort_windup", cmd, lambda: [event])
+    if c.cp < 1:
+        refuse(_("{name} has no KP left this activation"), "no_cp", name=c.name)
+    # Broken off on purpose: no projectile lost, nothing armed.
+    return [E.ExtendedCancelled(c.id, "abort_windup"), E.WoundUp(c.id, under_way, 1, aborted=True)]
 
 
 def _reload(state: Encounter, cmd: C.Reload, rng):

@@ -107,6 +107,9 @@ class Combatant:
     path: tuple[tuple[float, float], ...] = ()
     moved_since_activation: bool = False  # for "stationary" aim (p. 8)
     wound_up: str | None = None  # the weapon whose UL is paid for its next attack
+    # Armed grenades it let fall (p. 7: an interrupted windup leaves the grenade armed):
+    # they lie at its feet, still armed, until picked up; when they go off is the GM's.
+    armed_on_ground: tuple[str, ...] = ()
     range_aim: int = 0
     range_aim_target: str | None = None
     overwatch: tuple[float, float] | None = None

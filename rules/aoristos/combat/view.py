@@ -79,6 +79,13 @@ def combatant_view(state: Encounter, c: Combatant, viewer: Viewer) -> dict:
             if c.limb(limb) != "ok" and limb not in dict(c.area_damage)
         ],
         "held": [(c.weapon(k) or UNARMED).name for k in c.held],
+        # p. 7: an armed grenade in the hand, or let fall and lying armed at its feet.
+        "armed": [
+            (c.weapon(k) or UNARMED).name
+            for k in (c.wound_up,)
+            if k in c.held and (w := c.weapon(k)) is not None and w.explosive
+        ],
+        "armed_on_ground": [(c.weapon(k) or UNARMED).name for k in c.armed_on_ground],
         "controlled": viewer.is_gm or c.id in viewer.controls,
         "numbers": sees_numbers(c, viewer),
         # The round's trail on the map (positions are public) and, for who commands the
@@ -554,6 +561,11 @@ def describe_one(state: Encounter, event, viewer: Viewer) -> dict:
     )
     if isinstance(data.get("weapon"), str) and subject is not None:
         names["weapon_name"] = (subject.weapon(data["weapon"]) or UNARMED).name
+    windup = getattr(event, "windup", None)
+    if windup and subject is not None:  # p. 7: what an interrupted windup left
+        key, outcome = (data["weapon"], windup) if isinstance(windup, str) else windup
+        names["windup_name"] = (subject.weapon(key) or UNARMED).name
+        names["windup_outcome"] = outcome
     if kind == "Reloaded" and event.gunner and (gunner := state.get(event.gunner)) is not None:
         names["gunner_name"] = gunner.name  # p. 11: an assistant fed the gunner's belt
         names["weapon_name"] = (gunner.weapon(event.weapon) or UNARMED).name

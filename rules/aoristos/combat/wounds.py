@@ -9,7 +9,7 @@ from rules.aoristos.combat import commands as C
 from rules.aoristos.combat import events as E
 from rules.aoristos.combat import figures as F
 from rules.aoristos.combat.gear import LIMBS
-from rules.aoristos.combat.reading import PAIN_THRESHOLD
+from rules.aoristos.combat.reading import PAIN_THRESHOLD, extended_windup, windup_outcome
 from rules.aoristos.combat.state import POSTURES, Combatant, Encounter
 from rules.aoristos.dice import Hand, Purpose, parse_hand, roll
 from rules.aoristos.success import test_hand
@@ -81,6 +81,14 @@ def wound_event(
         cancelled = "extended"
     elif added["nerve_shock"] and target.overwatch:
         cancelled = "overwatch"
+    # p. 7: a windup interrupted unplanned, by the hand letting go or the pain breaking
+    # off a windup under way: the grenade stays armed (in the hand or on the ground),
+    # the arrow is lost.
+    windup = None
+    if target.wound_up and target.wound_up in dropped:
+        windup = (target.wound_up, windup_outcome(target, target.wound_up, True))
+    elif cancelled == "extended" and (key := extended_windup(target)):
+        windup = (key, windup_outcome(target, key, key in dropped))
     # Positional, in the fields' order: a class called with keywords costs twice as much
     # to make, and every hit makes one.
     return E.Wounded(
@@ -99,6 +107,7 @@ def wound_event(
         unconscious,
         not alive,  # dead
         cancelled,
+        windup,
     )
 
 
