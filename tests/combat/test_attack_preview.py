@@ -34,7 +34,8 @@ def test_the_page_shows_auto_fire_and_where_it_lands_p9_p11(client, encounter, g
     assert "Where it lands" in page
     assert "Auto fire, projectiles" in page
     # Each projectile count with its own hand (p. 9, 11), and the range says which is which.
-    assert "2 (2B1T):" in page and "12 (2B4F):" in page
+    assert "2 (2B1T):" in page
+    assert "12 (2B4F):" in page
     assert "2B1T (fewest projectiles) to 2B4F (most)" in page
     assert [s["hand"] for s in api["shots"]][:3] == ["2B1T", "2B", "2B1F"]
     assert "4+ projectiles have no hit area" in page

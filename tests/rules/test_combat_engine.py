@@ -880,7 +880,8 @@ def test_aborting_a_windup_costs_1_kp_and_keeps_the_projectile_p7():
     cp = by_name(wound, "Kastaren").cp
     aborted, events = run(wound, C.AbortWindup(k.id))
     assert of(events, E.WoundUp).aborted
-    assert (by_name(aborted, "Kastaren").wound_up, by_name(aborted, "Kastaren").cp) == (None, cp - 1)
+    after = by_name(aborted, "Kastaren")
+    assert (after.wound_up, after.cp) == (None, cp - 1)
     state = thrower("bow", cp=2)
     k = state.active
     state, _ = run(state, C.Windup(k.id, "bow"))
@@ -899,3 +900,133 @@ def test_a_wound_up_weapon_is_not_stowed_before_the_windup_is_aborted_p7():
     state, _ = run(state, C.Windup(k.id, "hand_grenade"))
     with pytest.raises(RulesError, match="abort the windup first"):
         ENGINE.decide(state, C.Stow(k.id, "right"), ScriptedRng())
+
+
+# Items in hand (p. 7) ---------------------------------------------------------------------
+
+
+def packer(**house):
+    """Packaren (KAO 6, SIN 3) with a knife and a pistol, the pistol packed away."""
+    state = ENGINE.new_state(house)
+    state = add(state, "Packaren", alertness=3, composure=6, drive=12,
+                weapons=(WEAPONS["knife"], WEAPONS["pistol"]), packed=("pistol",))
+    state = add(state, "Fienden", side="b", npc=True, alertness=1, x=10.0)
+    state, _ = run(state, C.StartCombat(), 1, 1)
+    return state
+
+
+@pytest.mark.parametrize(("house", "cost"), [({}, 2), ({"pack_extra_cp": 3}, 4)])
+def test_taking_an_item_out_of_a_pack_costs_more_p7(house, cost):
+    """p. 7: "Att plocka fram saker som är nedstoppade i packning kostar mer": the text gives
+    no number, so the campaign's house rule says how much more (default 1 KP: 2 in all).
+    Once out it is at hand: stowed (1 KP) and drawn again, it costs a draw's 1 KP."""
+    state = packer(**house)
+    p = state.active
+    assert by_name(state, "Packaren").packed == ("pistol",)
+    state, events = run(state, C.Draw(p.id, "pistol"))
+    assert of(events, E.HandsChanged).cost == cost
+    assert by_name(state, "Packaren").packed == ()
+    state, events = run(state, C.Stow(p.id, "right"))
+    assert of(events, E.HandsChanged).cost == 1
+    state, events = run(state, C.Draw(p.id, "pistol"))
+    assert of(events, E.HandsChanged).cost == 1
+    assert state.house.pack_extra_cp == house.get("pack_extra_cp", 1)
+
+
+def test_drawing_readying_stowing_and_switching_cost_1_kp_p7():
+    """p. 7: "Hit räknas att taga fram vapen från hölster och liknande, eller göra dem redo
+    så att dragningen blir en kostnadsfri del av nästa anfall. Att flytta föremål mellan
+    händer, stoppa undan föremål och plocka upp saker ur lättillgängliga fickor går lika
+    lätt": 1 KP each; a readied weapon is drawn free with the next attack."""
+    state = packer()
+    p = state.active
+    cp = p.cp
+    state, events = run(state, C.Draw(p.id, "knife"))
+    state, more = run(state, C.SwitchHands(p.id))
+    assert by_name(state, "Packaren").left == "knife"
+    state, stowed = run(state, C.Stow(p.id, "left"))
+    assert [of(e, E.HandsChanged).cost for e in (events, more, stowed)] == [1, 1, 1]
+    state, readied = run(state, C.Ready(p.id, "knife"))
+    assert of(readied, E.HandsChanged).cost == 1
+    assert by_name(state, "Packaren").cp == cp - 4
+    foe = by_name(state, "Fienden")
+    state = state.put(foe.with_(x=1.0, aware=False))
+    state, events = run(state, C.Attack(p.id, foe.id, "knife"), 1, 1, 1, 1, 1)
+    drawn = of(events, E.HandsChanged)
+    assert (drawn.action, drawn.cost) == ("draw", 0)  # the readied knife: drawn free
+    assert of(events, E.AttackDeclared).cost == 2  # a real weapon's attack (p. 8)
+
+
+def test_stowing_in_melee_costs_1_kp_more_and_dropping_is_free_p7():
+    """p. 7: "I pågående närstrid måste man dock betala minst 1 extra KP för att få göra sig
+    av med föremål på något annat sätt än att bara släppa dem"."""
+    state = packer()
+    p = state.active
+    state = state.put(by_name(state, "Fienden").with_(x=1.0))
+    state, _ = run(state, C.Draw(p.id, "knife"))
+    stowed, events = run(state, C.Stow(p.id, "right"))
+    assert of(events, E.HandsChanged).cost == 2
+    dropped, events = run(state, C.Drop(p.id, "right"))
+    assert of(events, E.HandsChanged).cost == 0
+    assert by_name(dropped, "Packaren").held == ()
+
+
+def test_picking_up_from_the_ground_only_sitting_or_lying_for_1_kp_p7():
+    """p. 7: "Att plocka upp något från marken kräver att man befinner sig i sittande eller
+    liggande ställning, och kostar då 1 KP"."""
+    state = packer()
+    p = state.active
+    state, _ = run(state, C.Draw(p.id, "knife"))
+    state, _ = run(state, C.Drop(p.id, "right"))
+    with pytest.raises(RulesError, match="must sit or lie"):
+        ENGINE.decide(state, C.PickUp(p.id, "knife"), ScriptedRng())
+    state, _ = run(state, C.ChangePosture(p.id, "sitting"))
+    state, events = run(state, C.PickUp(p.id, "knife"))
+    assert of(events, E.HandsChanged).cost == 1
+    assert by_name(state, "Packaren").right == "knife"
+
+
+def test_a_change_of_posture_costs_1_kp_and_lying_to_standing_2_p7():
+    """p. 7: "Att byta från liggande till stående ställning räknas dock som två ändringar
+    (via "sittande") och kräver därför totalt 2 KP"; any other change is 1 KP, throwing
+    oneself to the ground from standing too ("frivilligt kasta sig till marken")."""
+    state = packer()
+    p = state.active
+    costs = []
+    for posture in ("sitting", "lying", "standing", "lying", "sitting", "standing"):
+        state, events = run(state, C.ChangePosture(p.id, posture))
+        costs.append(of(events, E.PostureChanged).cost)
+    assert costs == [1, 1, 2, 1, 1, 1]
+
+
+def test_talking_costs_1_kp_per_3_syllables_p6():
+    """p. 6: "En handling för att tala kräver 1 KP per 3 stavelser", and no more than fits
+    in a round's 2 seconds; between one's activations talk is a passive action."""
+    state = packer()
+    p = state.active
+    costs = []
+    for syllables in (1, 3, 4, 7, 12):
+        _, events = run(state, C.Talk(p.id, syllables))
+        costs.append(of(events, E.KpSpent).cost)
+    assert costs == [1, 1, 2, 3, 4]
+    with pytest.raises(RulesError, match="1-12 syllables"):
+        ENGINE.decide(state, C.Talk(p.id, 13), ScriptedRng())
+    foe = by_name(state, "Fienden")
+    _, events = run(state, C.Talk(foe.id, 2))
+    assert of(events, E.KpSpent).passive
+
+
+def test_kp_spent_on_another_activity_cancels_an_extended_one_p6():
+    """p. 6: an extended activity "kan avbrytas utan effekt (och utan att man får några KP
+    tillbaka) om man spenderar KP på någon annan aktivitet"."""
+    state = started_duel()
+    state = state.put(state.active.with_(cp=3))
+    a = state.active
+    state, _ = run(state, C.Move(a.id, 0.0, 13.0))  # 6 KP; 3 paid, 3 owed
+    state, _ = run(state, C.EndActivation(a.id), 1, 1)
+    state, _ = run(state, C.EndActivation(state.active.id), 1, 1)  # B
+    cp = state.active.cp
+    state, events = run(state, C.Scan(a.id))
+    assert of(events, E.ExtendedCancelled).reason == "other_action"
+    a = by_name(state, "A")
+    assert (a.extended, a.cp, a.y) == (None, cp - 1, 0.0)  # no refund, no move

@@ -47,6 +47,16 @@ HOUSE_RULES = (
         "rule": "s. 10",
         "help": "Metres within which two foes are in melee ('close enough to reach each other').",
     },
+    {
+        "key": "pack_extra_cp",
+        "kind": "int",
+        "default": 1,
+        "minimum": 1,
+        "maximum": 10,
+        "rule": "s. 7",
+        "help": "The KP more than a draw's 1 to take out an item packed away ('Att plocka fram "
+        "saker som är nedstoppade i packning kostar mer'; the text gives no number).",
+    },
 )
 
 
@@ -63,11 +73,16 @@ class AoristosCombat(SystemCombat):
             house = HouseRules(
                 movement_by_round_total=bool(values.get("movement_by_round_total", True)),
                 melee_reach=float(values.get("melee_reach", 2.0)),
+                pack_extra_cp=int(values.get("pack_extra_cp", 1)),
             )
         except (TypeError, ValueError):
-            raise RulesError("house rules must be a yes/no and a number of metres") from None
+            raise RulesError(
+                "house rules must be a yes/no, a number of metres and a number of KP"
+            ) from None
         if not 0.5 <= house.melee_reach <= 10:
             raise RulesError("melee reach is 0.5-10 m")
+        if not 1 <= house.pack_extra_cp <= 10:
+            raise RulesError("the extra KP to take an item out of a pack are 1-10")
         return Encounter(name=name, house=house)
 
     def timeout_actor(self, encounter: Encounter, command) -> str | None:

@@ -55,6 +55,7 @@ class AddCombatant:
     posture: str = "standing"
     right: str | None = None
     left: str | None = None
+    packed: tuple[str, ...] = ()  # weapon keys packed away (p. 7: taking them out costs more)
 
 
 @dataclass(frozen=True)
@@ -70,6 +71,7 @@ class UpdateCombatant:
     aware: bool | None = None
     hidden_areas: tuple[str, ...] | None = None
     cover: dict | None = None
+    packed: tuple[str, ...] | None = None  # weapons packed away, not in hand (p. 7)
 
 
 @dataclass(frozen=True)

@@ -149,6 +149,9 @@ def _posture_changed(state: Encounter, event: E.PostureChanged) -> Encounter:
 
 
 def _hands_changed(state: Encounter, event: E.HandsChanged) -> Encounter:
+    c = combatant(state, event.id)
+    if event.weapon in c.packed:  # taken out of the pack (p. 7): at hand from now on
+        state = state.put(c.with_(packed=tuple(k for k in c.packed if k != event.weapon)))
     if event.windup:  # p. 7: a wound-up weapon let fall, or an armed grenade picked up
         c = combatant(state, event.id)
         on_ground = tuple(k for k in c.armed_on_ground if k != event.weapon)

@@ -46,6 +46,13 @@ def holding(c: Combatant, weapon_key: str, hand: str) -> tuple[str | None, str |
     return right, left
 
 
+def draw_cost(state: Encounter, c: Combatant, key: str) -> int:
+    """p. 7: drawing or readying costs 1 KP ("från hölster och liknande"); "Att plocka fram
+    saker som är nedstoppade i packning kostar mer": an item packed away costs the
+    campaign's house rule more (`pack_extra_cp`, default 1)."""
+    return 1 + (state.house.pack_extra_cp if key in c.packed else 0)
+
+
 def _draw(state: Encounter, cmd: C.Draw, rng):
     c = require_active(state, cmd.id)
     weapon = c.weapon(cmd.weapon)
@@ -59,8 +66,9 @@ def _draw(state: Encounter, cmd: C.Draw, rng):
     if cmd.hand != "both" and 1 not in weapon.hands:
         refuse(_("{weapon} needs both hands"), "grip", weapon=weapon.name)
     right, left = holding(c, cmd.weapon, cmd.hand)
-    event = E.HandsChanged(c.id, "draw", cmd.weapon, right, left, None, 1)
-    return pay(state, c, 1, "draw", cmd, lambda: [event])
+    cost = draw_cost(state, c, cmd.weapon)
+    event = E.HandsChanged(c.id, "draw", cmd.weapon, right, left, None, cost)
+    return pay(state, c, cost, "draw", cmd, lambda: [event])
 
 
 def _ready(state: Encounter, cmd: C.Ready, rng):
@@ -69,8 +77,9 @@ def _ready(state: Encounter, cmd: C.Ready, rng):
     weapon = c.weapon(cmd.weapon)
     if weapon is None or weapon is UNARMED or cmd.weapon in c.held:
         refuse(_("{name} has no {item!r} to ready"), "no_weapon", name=c.name, item=cmd.weapon)
-    event = E.HandsChanged(c.id, "ready", cmd.weapon, c.right, c.left, cmd.weapon, 1)
-    return pay(state, c, 1, "ready", cmd, lambda: [event])
+    cost = draw_cost(state, c, cmd.weapon)
+    event = E.HandsChanged(c.id, "ready", cmd.weapon, c.right, c.left, cmd.weapon, cost)
+    return pay(state, c, cost, "ready", cmd, lambda: [event])
 
 
 def _stow(state: Encounter, cmd: C.Stow, rng):

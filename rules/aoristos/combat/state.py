@@ -39,10 +39,14 @@ class HouseRules:
       words, default) or by each move (the p. 7 example).
     * `melee_reach`: metres within which two foes are in melee (the text: "close enough
       to reach each other"); default 2.
+    * `pack_extra_cp`: the KP more than a draw's 1 to take out an item packed away (p. 7:
+      "Att plocka fram saker som är nedstoppade i packning kostar mer", no number);
+      default 1 (2 KP in all).
     """
 
     movement_by_round_total: bool = True
     melee_reach: float = 2.0
+    pack_extra_cp: int = 1
 
 
 @dataclass(frozen=True)
@@ -88,6 +92,7 @@ class Combatant:
     right: str | None = None  # weapon key held in the right hand
     left: str | None = None
     readied: str | None = None  # drawing it is free with the next attack (p. 7)
+    packed: tuple[str, ...] = ()  # weapons packed away: taking them out costs more (p. 7)
     loaded: tuple[tuple[str, int], ...] = ()  # weapon key -> rounds in it
     # The fight so far.
     cp: int = 0

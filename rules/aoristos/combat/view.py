@@ -128,6 +128,7 @@ def combatant_view(state: Encounter, c: Combatant, viewer: Viewer) -> dict:
                     "key": w.key,
                     "name": w.name,
                     "held": w.key in c.held,
+                    "packed": w.key in c.packed,
                     "modes": [m.text for m in w.modes],
                     "rounds": c.rounds(w.key) if needs_ammo(w) else None,
                     "capacity": w.capacity if needs_ammo(w) else None,
@@ -180,6 +181,7 @@ def view(state: Encounter, viewer: Viewer) -> dict:
         "house": {
             "movement_by_round_total": state.house.movement_by_round_total,
             "melee_reach": state.house.melee_reach,
+            "pack_extra_cp": state.house.pack_extra_cp,
         },
         "attack": attack_view(state, viewer),
         "prompts": prompts(state, viewer),
