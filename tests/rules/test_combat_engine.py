@@ -1030,3 +1030,118 @@ def test_kp_spent_on_another_activity_cancels_an_extended_one_p6():
     assert of(events, E.ExtendedCancelled).reason == "other_action"
     a = by_name(state, "A")
     assert (a.extended, a.cp, a.y) == (None, cp - 1, 0.0)  # no refund, no move
+
+
+def shooter(weapon, loaded, posture="standing", **more):
+    """Skytten (SIN 3, KAO 6: HK 11) with `weapon` in hand holding `loaded` rounds, two
+    foes 20 and 25 m off; his activation."""
+    state = ENGINE.new_state({})
+    item = WEAPONS[weapon]
+    hands = {"right": weapon} if 1 in item.hands else {"right": weapon, "left": weapon}
+    state = add(state, "Skytten", alertness=3, composure=6, agility=2, posture=posture,
+                skills={"firearms": 2}, weapons=(item,), **hands, **more)
+    state = add(state, "Fienden", side="b", npc=True, alertness=1, x=20.0,
+                skills={"evasion": 10})
+    state = add(state, "Den andra", side="b", npc=True, alertness=1, x=25.0,
+                skills={"evasion": 10})
+    s = by_name(state, "Skytten")
+    state = state.put(s.with_(loaded=((weapon, loaded),)))
+    state, _ = run(state, C.StartCombat(), 1, 1)
+    return state
+
+
+def test_a_magazine_is_changed_for_ol_5_unless_given_p7():
+    """p. 7: "Omladdning (OL) ... Dess värde är antalet KP som krävs för byta magasin. Om
+    inget anges för ett eldvapen gäller förvalet 5": the pistol's magazine, played."""
+    state = shooter("pistol", 3)
+    s = state.active
+    state, events = run(state, C.Reload(s.id, "pistol"))
+    assert of(events, E.Reloaded).cost == 5
+    assert by_name(state, "Skytten").rounds("pistol") == WEAPONS["pistol"].capacity
+    assert by_name(state, "Skytten").cp == s.cp - 5
+
+
+@pytest.mark.parametrize(("cartridges", "cost"), [(1, 3), (4, 6), (None, 2 + 6)])
+def test_a_revolver_takes_n_kp_a_cartridge_after_2_to_open_it_p7(cartridges, cost):
+    """p. 7: "Om en siffra presenteras inom parentes beskriver den istället hur många KP som
+    krävs för att trycka in en enskild projektil, vilket kräver att man först spenderar 2
+    KP på att öppna vapnet": the revolver's "(1)", empty: 2 + 1 a cartridge (all six when
+    no number is given)."""
+    state = shooter("revolver", 0)
+    s = state.active
+    state, events = run(state, C.Reload(s.id, "revolver", rounds=cartridges))
+    assert of(events, E.Reloaded).cost == cost
+    assert by_name(state, "Skytten").rounds("revolver") == (cartridges or 6)
+    with pytest.raises(RulesError, match="takes 1-"):
+        ENGINE.decide(shooter("revolver", 5), C.Reload(s.id, "revolver", rounds=2),
+                      ScriptedRng())
+
+
+def test_distance_aim_is_kept_from_shot_to_shot_while_firing_single_shots_p11():
+    """p. 11: "Avståndssikte går att behålla från anfall till anfall, så länge man bara
+    skjuter enkelskott": kneeling (stable support, one level for 4 KP), two single shots at
+    the same foe keep it; a shot at another foe does not."""
+    state = shooter("pistol", 10, posture="sitting", drive=20)
+    s = state.active
+    foe, other = by_name(state, "Fienden"), by_name(state, "Den andra")
+    state, events = run(state, C.RangeAim(s.id, foe.id))
+    assert of(events, E.RangeAimed).cost == 4
+    for _shot in range(2):
+        state, events = run(state, C.Attack(s.id, foe.id, "pistol"))
+        # Undvika 10 + round 1's SIN bonus 1 = ST 11 against TB 4 + 1 + 1: a miss.
+        state, events = run(state, C.Vigilance(foe.id, ("evasion",)), 1, 1, 1, 1, 1)
+        assert of(events, E.AttackResolved).reason == "miss"
+        assert (by_name(state, "Skytten").range_aim, by_name(state, "Skytten").range_aim_target) \
+            == (1, foe.id)
+    state, _ = run(state, C.Attack(s.id, other.id, "pistol"))
+    state, _ = run(state, C.Vigilance(other.id, ("evasion",)), 1, 1, 1, 1, 1)
+    assert by_name(state, "Skytten").range_aim == 0
+
+
+def test_a_fully_drawn_bow_tests_fys_at_each_activation_it_begins_p7():
+    """p. 7: "För varje aktivering som påbörjas med en helt uppladdad pilbåge sker ett test
+    av Fysik med bågens styrkevärde som ST. Misslyckande förbrukar pilen": FYS 2 against the
+    bow's 6: 2 + 4 holds it, 2 + 1 spends the arrow."""
+    state = thrower("bow")
+    k = state.active
+    state, _ = run(state, C.Windup(k.id, "bow"))
+    state, _ = run(state, C.EndActivation(k.id), 1, 1)
+    state, _ = run(state, C.EndActivation(state.active.id), 1, 1, 4, 5)  # round 2: held
+    test = of(_, E.ActivationStarted).bow_test
+    assert test == ((4, 5), 2 + 4, 6, True)
+    assert by_name(state, "Kastaren").wound_up == "bow"
+    state, _ = run(state, C.EndActivation(k.id), 1, 1)
+    state, events = run(state, C.EndActivation(state.active.id), 1, 1, 1, 6)  # round 3
+    assert of(events, E.ActivationStarted).bow_test == ((1, 6), 2 + 1, 6, False)
+    assert by_name(state, "Kastaren").wound_up is None  # the arrow is spent
+
+
+def test_the_surprising_side_adds_its_bonus_to_sin_for_the_order_p6():
+    """p. 6: "Den som överraskar får en bonus till Sinnesnärvaro för detta syfte, till
+    exempel 1B1T": B (SIN 1) surprises A (SIN 3) and rolls 1B1T, 4 and 5: 1 + 4 = 5, first."""
+    state = duel()
+    state, _ = run(state, C.SetSurprise("b", "1B1T"))
+    state, events = run(state, C.StartCombat(), 4, 5, 1, 1)
+    started = of(events, E.CombatStarted)
+    b = by_name(state, "B")
+    assert started.rolls == ((b.id, (4, 5), 4),)
+    assert state.active.name == "B"
+    assert (b.initiative, by_name(state, "A").initiative) == (1 + 4, 3)
+
+
+def test_nothing_is_held_with_a_broken_arm_p14():
+    """p. 14: "Man kan inte hålla i något med brutna eller förstörda armar": the hit that
+    breaks the right arm drops what that hand holds (with no pain test failing), and the
+    hand takes nothing after."""
+    state = started_duel()
+    a = by_name(state, "A").with_(shock_tolerance=20)
+    state = state.put(a)
+    # 1B+8: 14 // Härdighet 3 = 4 damage: broken; the pain test 1B5T passed (all sixes).
+    state, events = run(state, C.Hazard(a.id, "1B+8", "right_arm"), 6, *[6] * 6)
+    wound = of(events, E.Wounded)
+    assert (wound.limb_state, wound.dropped) == ("broken", ("pistol",))
+    assert [t[3] for t in wound.vil_tests] == [True]
+    with pytest.raises(RulesError, match="broken right arm"):
+        ENGINE.decide(state, C.Draw(a.id, "pistol", "right"), ScriptedRng())
+    state, events = run(state, C.Draw(a.id, "pistol", "left"))
+    assert by_name(state, "A").left == "pistol"
