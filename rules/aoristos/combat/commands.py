@@ -102,6 +102,7 @@ class Hazard:
     hand: str
     area: str | None = None
     label: str = ""
+    burn: bool = False  # fire or heat: a burn, which care does not heal (p. 14)
 
 
 @dataclass(frozen=True)

@@ -291,6 +291,7 @@ class Wounded:
     # An interrupted windup (p. 7): (weapon, "lost" / "armed" / "armed_dropped"), when the
     # wound drops the wound-up weapon or breaks off an extended windup.
     windup: tuple[str, str] | None = None
+    burn: bool = False  # a burn (fire, heat): care does not help it heal (p. 14)
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from rules.aoristos.combat.reading import PAIN_THRESHOLD, extended_windup, windu
 from rules.aoristos.combat.state import POSTURES, Combatant, Encounter
 from rules.aoristos.dice import Hand, Purpose, parse_hand, roll
 from rules.aoristos.success import test_hand
-from rules.combat_kit import combatant, refuse, require_open
+from rules.combat_kit import changed, combatant, refuse, require_open
 from rules.errors import gettext_noop as _
 
 SURVIVAL_HAND = Hand.of(2, forced=2)  # p. 14: 2B2T, no TB
@@ -132,7 +132,10 @@ def _hazard(state: Encounter, cmd: C.Hazard, rng):
         protection = sum(p.protection(cmd.area) for p in c.armour)
     dealt = F.damage(strength - protection, c.toughness, head=cmd.area == "head")
     source = f"{cmd.label or 'hazard'} {hand} = {strength}"
-    return [wound_event(state, c, cmd.area, dealt, rng, source)]
+    wound = wound_event(state, c, cmd.area, dealt, rng, source)
+    if cmd.burn:  # p. 14: a burn wounds as any hit; only care does not help it heal
+        wound = changed(wound, burn=True)
+    return [wound]
 
 
 HANDLERS = {C.Wake: _wake, C.Hazard: _hazard}
