@@ -11,6 +11,7 @@ from django.utils.translation import gettext_lazy as _
 HOUSE_RULE_LABELS = {
     "movement_by_round_total": _("Movement cost by the round's total distance"),
     "melee_reach": _("Melee reach (m)"),
+    "pack_extra_cp": _("Taking an item out of a pack: extra KP"),
 }
 HOUSE_RULE_HELP = {
     "movement_by_round_total": _(
@@ -20,6 +21,10 @@ HOUSE_RULE_HELP = {
     "melee_reach": _(
         "House rule. The text says foes are in melee when close enough to reach each other "
         "(p. 10); default 2 m."
+    ),
+    "pack_extra_cp": _(
+        "House rule. The text says only that taking out what is packed away costs more than "
+        "drawing from a holster (p. 7); default 1 KP more, 2 KP in all."
     ),
 }
 

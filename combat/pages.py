@@ -29,11 +29,12 @@ from rules.errors import RulesError
 TEXT_FIELDS = {"type", "id", "name", "side", "hand", "label", "weapon", "target", "mode",
                "kind", "key",  # the battle map's scene (rules/scene.py)
                "posture", "area", "right", "left", "attacker",
+               "limb", "gunner",  # an unarmed attack's limb; a belt's gunner (p. 8, 11)
                # the chronicle's (rules/aoristos/aftermath/commands.py)
                "unit", "until", "activity", "environment", "rest", "care", "source",
                "reason", "description", "effects", "develops", "disorder", "recovery"}
 LIST_FIELDS = {"properties", "hidden_areas", "weapons", "armour", "ids", "equipment", "levels",
-               "followers"}
+               "followers", "packed"}
 NUMBER_LISTS = {"levels"}  # lists of whole numbers
 NUMBER = re.compile(r"^-?[0-9]{1,6}(\.[0-9]{1,2})?$")
 SKIP = {"csrfmiddlewaretoken", "version", "next"}

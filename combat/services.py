@@ -705,6 +705,7 @@ def fight_wounds(encounter: Encounter, engine) -> list[dict]:
             "ago_seconds": min(3600, 2 * max(0, last_round - round_)),
             "survival": encode(event.survival) if event.survival else None,
             "unconscious": unconscious(event, origin),
+            "burn": getattr(event, "burn", False),  # p. 14: care does not help a burn
         }
         for event, character_id, round_, origin in found
     ]

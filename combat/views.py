@@ -388,8 +388,9 @@ def add_combatant(request, pk: int):
             put_on = extra.get("armour", [])  # armour the GM chose on top of the sheet's
             extra["weapons"] = list(dict.fromkeys([*weapons, *extra.get("weapons", [])]))
             extra["armour"] = list(dict.fromkeys([*armour, *put_on]))
-            if "right" not in extra and weapons:
-                extra["right"] = weapons[0]
+            unpacked = [key for key in weapons if key not in extra.get("packed", [])]
+            if "right" not in extra and unpacked:
+                extra["right"] = unpacked[0]  # the first not packed away (p. 7)
             controller = character.owner_id
         elif source == "template":
             template_id = strict_int(request.POST.get("template"), name="template")

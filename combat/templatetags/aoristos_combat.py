@@ -285,6 +285,7 @@ ACTION_LABELS = {
     "stow": _("Stow"),
     "windup": _("Wind up"),
     "reload": _("Reload"),
+    "reload_for": _("Feed the belt"),
     "continue": _("Continue"),
 }
 

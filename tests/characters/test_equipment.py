@@ -106,3 +106,16 @@ def test_success_test_of_ror_uses_the_effective_ror_under_load(alice_client, alb
     response = alice_client.get(albert.get_absolute_url(), {"properties": ["agility"]})
     assert response.context["odds"]["test_base"] == 1
     assert "Rörlighet (RÖR) 1" in response.content.decode()
+
+
+def test_a_weapon_from_the_catalogue_weighs_its_magazine_too_p5(alice_client, albert):
+    """p. 5: "Ett laddat vapen utgör alltså MV + VV": a pistol taken from the catalogue is
+    put on the sheet loaded, its FP the weapon's VV plus a full magazine's MV."""
+    from rules.aoristos.equipment import WEAPONS
+
+    pistol = WEAPONS["pistol"]
+    assert pistol.magazine_bulk > 0
+    response = alice_client.post(add_url(albert), {"catalogue": "weapon:pistol", "quantity": 1})
+    assert response.status_code == 302
+    item = albert.items.get()
+    assert item.bulk == Decimal(str(round(pistol.weapon_bulk + pistol.magazine_bulk, 1)))

@@ -372,6 +372,7 @@ class Reference:
     p_hidden: Fraction
     hits: dict  # (area or None, damage) -> chance
     shots: dict  # projectiles -> chance
+    hands: dict  # projectiles -> the attack hand's text (p. 9: 1F per projectile past one)
 
     @property
     def p_hit(self) -> Fraction:
@@ -552,4 +553,5 @@ def reference(
         p_hidden=p_hidden,
         hits=hits,
         shots=shots,
+        hands={n: hand_text(*hand(n)) for n in shots},
     )

@@ -33,6 +33,11 @@ def test_the_page_shows_auto_fire_and_where_it_lands_p9_p11(client, encounter, g
     assert api["p_hit"] == float(hit) == 97.3  # p. 9, 11: 2T6 projectiles, 1F each past one
     assert "Where it lands" in page
     assert "Auto fire, projectiles" in page
+    # Each projectile count with its own hand (p. 9, 11), and the range says which is which.
+    assert "2 (2B1T):" in page
+    assert "12 (2B4F):" in page
+    assert "2B1T (fewest projectiles) to 2B4F (most)" in page
+    assert [s["hand"] for s in api["shots"]][:3] == ["2B1T", "2B", "2B1F"]
     assert "4+ projectiles have no hit area" in page
     assert {a["area"] for a in api["areas"]} >= {None, "torso"}
     # Every figure adds up: the areas' chances are the chance to hit.

@@ -312,3 +312,36 @@ def test_chronicle_times_are_written_as_each_language_writes_a_date():
     with translation.override("en"):
         assert time_text("2026-01-05T08:00") == "Mon Jan. 5, 2026 08:00"
     assert time_text("not a time") == "not a time"
+
+
+def test_a_burn_from_a_fight_goes_on_in_the_chronicle_as_a_burn_p14(
+    client, gm, campaign, fight, run, dice, albert_in_campaign
+):
+    """p. 14: "Vård av personen (påverkar ej brännsår)": a fire the GM applies as a hazard
+    in a fight is a burn there (the log says so), and in the chronicle, where care will not
+    help it heal; the GM gives one outside a fight too."""
+    albert = next(cid for cid in fight.controllers)
+    dice.queue += [6, 6, 6, 6, 6, 6, 6] + [6] * 10
+    run(fight, gm, {"type": "hazard", "id": albert, "hand": "3B", "area": "torso",
+                    "label": "eld", "burn": True})
+    fight.refresh_from_db()
+    record = CombatRecord.objects.get(encounter=fight, version=fight.version)
+    assert next(ln for ln in record.lines if ln["kind"] == "Wounded")["burn"]
+    run(fight, gm, {"type": "end"})
+    chronicle = chronicle_of(campaign)
+    body = services.folded(chronicle).state.body(f"ch{albert_in_campaign.pk}")
+    (wound,) = body.wounds
+    assert wound.burn
+    assert body.burn_trauma == body.organ_trauma > 0
+    client.force_login(gm)
+    client.cookies["django_language"] = "en"
+    page = client.get(reverse("combat:chronicle", args=[campaign.pk])).content.decode()
+    assert "a burn: care does not help it (p. 14)" in page
+    assert 'name="burn"' in page
+    # Outside a fight: the chronicle's own form (a checkbox), a burn of 1 organtrauma more.
+    chronicle.refresh_from_db()
+    dice.queue += [6, 6, 6, 6]
+    run(chronicle, gm, {"type": "add_wound", "id": f"ch{albert_in_campaign.pk}",
+                        "area": "torso", "damage": 2, "burn": "true"})
+    body = services.folded(chronicle_of(campaign)).state.body(f"ch{albert_in_campaign.pk}")
+    assert body.burn_trauma == body.organ_trauma

@@ -32,11 +32,13 @@ def started(fight, gm, run, dice):
 def test_gm_creates_an_encounter_with_house_rules(client, gm, campaign):
     client.force_login(gm)
     url = reverse("combat:list", args=[campaign.pk])
-    response = client.post(url, {"name": "Gränden", "house_melee_reach": "2.5"})
+    response = client.post(url, {"name": "Gränden", "house_melee_reach": "2.5",
+                                 "house_pack_extra_cp": "2"})
     encounter = Encounter.objects.get()
     assert response.status_code == 302
     assert encounter.house_rules == {"movement_by_round_total": False, "melee_reach": 2.5,
-                                     "vigilance_cover_areas": 3, "hard_to_locate": 2}
+                                     "vigilance_cover_areas": 3, "hard_to_locate": 2,
+                                     "pack_extra_cp": 2}
     page = client.get(url)
     assert "Gränden" in page.content.decode()
 
@@ -467,3 +469,109 @@ def test_refused_armour_leaves_the_sheet_as_it_was(client, gm, encounter, albert
     assert response.status_code == 400
     assert not albert_in_campaign.items.exists()
     assert not Encounter.objects.get().version
+
+
+# Issue 45's small items through the JSON API (p. 7, 8, 11) ---------------------------------
+
+
+def by(state, name):
+    return next(c for c in state["combatants"] if c["name"] == name)
+
+
+def test_the_api_plays_a_pack_and_a_kick_p7_p8(client, gm, encounter, dice):
+    """p. 7: taking out what is packed away costs more (the encounter's house rule, here 2
+    KP more: 3 in all); p. 8: an unarmed attack names its limb, and a parry with a real
+    weapon hits that limb back."""
+    encounter.house_rules = {"pack_extra_cp": 2}
+    encounter.save()
+    client.force_login(gm)
+    blocks = [
+        {"name": "Skytten", "alertness": 5, "composure": 6, "weapons": ["machine_gun", "knife"],
+         "right": "machine_gun", "left": "machine_gun", "packed": ["knife"]},
+        {"name": "Hjälpen", "alertness": 4, "composure": 6, "x": 1.0, "skills": {"brawling": 2}},
+        {"name": "Fienden", "side": "b", "alertness": 1, "x": 2.0,
+         "skills": {"melee_weapons": 8}, "weapons": ["knife"], "right": "knife"},
+    ]
+    for block in blocks:
+        assert api_post(client, encounter, {"type": "add_combatant", **block}).status_code == 200
+    dice.queue += [1, 1]
+    state = api_post(client, encounter, {"type": "start"}).json()["state"]
+    assert state["house"]["pack_extra_cp"] == 2
+    gunner, helper, foe = (by(state, n)["id"] for n in ("Skytten", "Hjälpen", "Fienden"))
+    knife = next(w for w in by(state, "Skytten")["weapons"] if w["key"] == "knife")
+    assert knife["packed"]
+    dropped = api_post(client, encounter, {"type": "drop", "id": gunner, "hand": "right"})
+    drawn = api_post(client, encounter, {"type": "draw", "id": gunner, "weapon": "knife"})
+    assert dropped.status_code == drawn.status_code == 200, drawn.content
+    line = next(ln for ln in drawn.json()["lines"] if ln["kind"] == "HandsChanged")
+    assert line["cost"] == 1 + 2
+    state = drawn.json()["state"]
+    assert by(state, "Skytten")["cp"] == by(state, "Skytten")["drive"] - 1 - 3
+    dice.queue += [1, 1]
+    ended = api_post(client, encounter, {"type": "end_activation", "id": gunner})
+    assert ended.json()["state"]["active"] == helper
+    kick = api_post(client, encounter, {"type": "attack", "id": helper, "target": foe,
+                                        "limb": "right_leg"})
+    assert kick.status_code == 200, kick.content
+    # ST: Närstridsvapen 8 + SIN 1 (round 1) = 9; TB 2 + 1, dice 1 + 1: a miss. The area
+    # die; the parry's 1B (6 // Härdighet 2 = 3: the right leg broken); her pain test.
+    dice.queue += [1, 1, 1, 1, 4, 6, *[6] * 5]
+    parried = api_post(client, encounter, {"type": "vigilance", "id": foe,
+                                           "properties": ["melee_weapons"]})
+    assert parried.status_code == 200, parried.content
+    wound = next(ln for ln in parried.json()["lines"] if ln["kind"] == "Wounded")
+    assert (wound["id_name"], wound["area"], wound["damage"]) == ("Hjälpen", "right_leg", 3)
+    assert by(parried.json()["state"], "Hjälpen")["hurt_limbs"] == ["right_leg"]
+
+
+def test_the_api_feeds_a_belt_with_an_assistant_p11(client, gm, encounter, dice):
+    """p. 11: "Med ett bälte är förvald OL (s. 7) 10 för skytten, 5 för en assistent"."""
+    client.force_login(gm)
+    for block in (
+        {"name": "Skytten", "alertness": 5, "weapons": ["machine_gun"], "right": "machine_gun",
+         "left": "machine_gun"},
+        {"name": "Hjälpen", "alertness": 4, "composure": 6, "x": 1.0},
+        {"name": "Fienden", "side": "b", "alertness": 1, "x": 60.0},
+    ):
+        assert api_post(client, encounter, {"type": "add_combatant", **block}).status_code == 200
+    dice.queue += [1, 1]
+    state = api_post(client, encounter, {"type": "start"}).json()["state"]
+    gunner, helper, foe = (by(state, n)["id"] for n in ("Skytten", "Hjälpen", "Fienden"))
+    # A burst of auto+3N with base 0: dice 6, 6, 6 are 18 rounds; no area (p. 9); it hits
+    # (ST 0 + 1 for 60 m), and the foe's survival roll.
+    shot = api_post(client, encounter, {"type": "attack", "id": gunner, "target": foe,
+                                        "weapon": "machine_gun", "mode": "auto+3n", "shots": 0})
+    assert shot.status_code == 200, shot.content
+    dice.queue += [6, 6, 6, 1, 1, 1, 1, 1, 1, 6, 6, 6, 6]
+    burst = api_post(client, encounter, {"type": "vigilance", "id": foe, "properties": []})
+    assert burst.status_code == 200, burst.content
+    dice.queue += [1, 1]
+    api_post(client, encounter, {"type": "end_activation", "id": gunner})
+    encounter.refresh_from_db()
+    state = services.folded(encounter).state
+    assert state.active.id == helper
+    assert state.get(gunner).rounds("machine_gun") == 100 - 18
+    fed = api_post(client, encounter, {"type": "reload", "id": helper, "weapon": "machine_gun",
+                                       "gunner": gunner})
+    assert fed.status_code == 200, fed.content
+    line = next(ln for ln in fed.json()["lines"] if ln["kind"] == "Reloaded")
+    assert (line["cost"], line["gunner_name"]) == (5, "Skytten")
+    assert next(w for w in by(fed.json()["state"], "Skytten")["weapons"])["rounds"] == 100
+
+
+def test_the_pack_house_rule_is_offered_with_its_default_and_shown_on_the_page_p7(
+        client, gm, campaign, fight, run, dice):
+    """p. 7: "Att plocka fram saker som är nedstoppade i packning kostar mer": no number, so
+    a house rule with its default (1 KP more), on the new encounter's form and the page."""
+    from tests.combat.helpers import english
+
+    english(client, gm)
+    form = client.get(reverse("combat:list", args=[campaign.pk])).content.decode()
+    assert "Taking an item out of a pack: extra KP" in form
+    assert 'name="house_pack_extra_cp"' in form
+    assert 'value="1"' in form
+    fight = started(fight, gm, run, dice)
+    page = client.get(fight.get_absolute_url()).content.decode()
+    assert "out of a pack +1 KP" in page
+    forms = client.get(reverse("combat:add_forms", args=[fight.pk])).content.decode()
+    assert 'name="packed"' in forms

@@ -450,6 +450,11 @@ def compare(answer: dict, ref) -> list[str]:
     shown_shots = {s["shots"]: s["percent"] for s in answer.get("shots", [])}
     for n in sorted(set(shown_shots) | set(ref.shots)):
         near(f"shots {n}", ref.shots.get(n, 0), shown_shots.get(n, 0.0))
+    # Each projectile count names its own hand (p. 9, 11), and `hand` is the fewest's.
+    shown_hands = {s["shots"]: s.get("hand") for s in answer.get("shots", [])}
+    exact("hands", ref.hands, shown_hands)
+    if ref.shots:
+        exact("hand_shots", next(iter(ref.shots)), answer.get("hand_shots"))
     return problems
 
 

@@ -711,3 +711,52 @@ def test_a_psych_trauma_in_other_digits_is_refused_not_a_crash(amount):
     """str.isdigit() takes superscripts and other scripts' digits; int() does not."""
     with pytest.raises(RulesError):
         ENGINE.parse_command({"type": "gain_psych_trauma", "amount": amount})
+
+
+def in_hospital(state):
+    """Cared for professionally in a hospital ward, resting thoroughly: ST 4 − 2 − 2 = 0."""
+    state, _ = run(state, {"type": "set_circumstances", "ids": ["ch1"], "activity": "cared",
+                           "environment": "hospital", "rest": "thorough", "care": "professional"})
+    return state
+
+
+def test_care_does_not_help_burns_p14():
+    """p. 14, Läkning 3: "Vård av personen (påverkar ej brännsår)": a burn's organtrauma
+    heals with the environment and the rest, the care not counting: in a hospital ward
+    with professional care ST 4 − 2 = 2, not 0. The weekly test's 1 fails it."""
+    state = chronicle()
+    state, events = wound(state, 6, 6, 6, 6, organ_trauma=2, burn=True, source="brand")
+    assert of(events, E.WoundAdded)[0].wound.burn
+    body = state.body("ch1")
+    assert (body.organ_trauma, body.burn_trauma, body.only_burns) == (2, 2, True)
+    state = in_hospital(state)
+    state, events = advance(state, 1, 1, to="2026-01-12T01:00")
+    (weekly,) = of(events, E.HealingTest)
+    assert weekly.test[2] == 4 - 2  # the environment; no care
+    assert not weekly.healed
+    view = ENGINE.view(state, GM_VIEW)["bodies"][0]
+    assert view["burn_trauma"] == 2
+    assert view["wounds"][0]["burn"]
+
+
+def test_care_helps_the_rest_first_and_then_not_the_burns_p14():
+    """p. 14: a body with a burn (organtrauma 2) and another wound (1): care counts while
+    some of its organtrauma is not a burn's (ST 0), and a success takes that first; then
+    only the burns are left, and the care does not count (ST 2)."""
+    state = chronicle()
+    state, _ = wound(state, 6, 6, 6, 6, organ_trauma=2, burn=True)
+    state, _ = wound(state, 6, 6, 6, 6, organ_trauma=1)
+    state = in_hospital(state)
+    # Monday 12 January: rested out by then, 1B1T; 1 ≥ 0 heals.
+    state, events = advance(state, 1, 1, to="2026-01-12T01:00")
+    (weekly,) = of(events, E.HealingTest)
+    assert (weekly.test[2], weekly.healed) == (0, True)
+    body = state.body("ch1")
+    assert (body.organ_trauma, body.burn_trauma) == (2, 2)
+    state, events = advance(state, 1, 1, to="2026-01-19T01:00")
+    (weekly,) = of(events, E.HealingTest)
+    assert (weekly.test[2], weekly.healed) == (2, False)
+    state, events = advance(state, 2, 3, to="2026-01-26T01:00")
+    (weekly,) = of(events, E.HealingTest)
+    assert weekly.healed
+    assert (state.body("ch1").organ_trauma, state.body("ch1").burn_trauma) == (1, 1)

@@ -81,6 +81,11 @@ def test_anna_carbine_auto_fire_counts_the_random_projectiles_p9_p11():
     assert shown["p_hit"] == 97.3
     assert [s["shots"] for s in shown["shots"]] == list(range(2, 13))
     assert shown["hands"] == ["2B1T", "2B4F"]
+    # One hand per projectile count: 2B2T + 1F per projectile past the first (p. 9), so
+    # 2 projectiles 2B1T, 3 2B, 4 2B1F, ..., 6 dice at most (p. 4) from 7 on: 2B4F.
+    hands = {s["shots"]: s["hand"] for s in shown["shots"]}
+    assert [hands[n] for n in (2, 3, 4, 6, 7, 12)] == ["2B1T", "2B", "2B1F", "2B3F", "2B4F", "2B4F"]
+    assert (shown["hand"], shown["hand_shots"]) == ("2B1T", 2)  # the fewest, and it says so
     # 4+ projectiles have no hit area (p. 9): most of it is area-less.
     area_less = next(a for a in shown["areas"] if a["area"] is None)
     assert area_less["percent"] > 80

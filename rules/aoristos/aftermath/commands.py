@@ -51,6 +51,7 @@ class AddWound:
     ago: timedelta = timedelta(0)
     survival: tuple | None = None  # rolled already (a fight's), else rolled here
     unconscious: bool | None = None
+    burn: bool = False  # a burn (fire, heat): care does not help its healing (p. 14)
 
 
 @dataclass(frozen=True)
@@ -276,6 +277,7 @@ def parse_command(data: Any):
             unconscious=None
             if data.get("unconscious") in (None, "")
             else _flag(data, "unconscious"),
+            burn=False if data.get("burn") in (None, "") else _flag(data, "burn"),
         )
     if kind == "set_circumstances":
         return SetCircumstances(

@@ -87,6 +87,7 @@ def decide(state: Chronicle, command, rng) -> tuple:
             limb_state=command.limb_state if command.limb_state != "ok" else None,
             source=command.source,
             origin=command.origin,
+            burn=command.burn,
         )
         rolled = command.survival
         if command.organ_trauma and rolled is None:
@@ -381,6 +382,8 @@ def happen(state: Chronicle, body: Body, what: tuple, at, rng) -> tuple:
     if kind == "heal":
         hourly = body.hourly
         care = body.care if body.activity == "cared" else "stone_age"
+        if body.only_burns:  # p. 14: "Vård av personen (påverkar ej brännsår)"
+            care = "stone_age"
         threshold = F.healing_threshold(body.environment, body.rest, care, unstable=hourly)
         rolled = roll(test_hand(nerve_shock=body.nerve_shock), rng, Purpose.TEST)
         healed = rolled.result >= threshold
@@ -428,6 +431,8 @@ def evolve(state: Chronicle, event) -> Chronicle:
             )
         body = body.with_(wounds=(*body.wounds, wound), limbs=limbs)
         if event.organ_trauma:
+            if wound.burn:  # p. 14: the burn's organtrauma, which care does not help
+                body = body.with_(burn_trauma=body.burn_trauma + event.organ_trauma)
             body = traumatised(
                 body, body.organ_trauma + event.organ_trauma, event.survival, wound.dealt
             )
@@ -490,6 +495,8 @@ def evolve(state: Chronicle, event) -> Chronicle:
     if isinstance(event, E.HealingTest):
         body = body.with_(next_healing=None)
         body = traumatised(body, event.organ_trauma, event.survival, event.at, tested=True)
+        if body.burn_trauma > body.organ_trauma:  # the rest healed first: then the burns
+            body = body.with_(burn_trauma=body.organ_trauma)
         return state.with_body(body)
     if isinstance(event, E.PsychTraumaGained):
         changes = {"psych_trauma": event.psych_trauma, "vent_until": event.vent_until}

@@ -35,6 +35,7 @@ class Wound:
     blood_loss: int = 0
     last_tick: datetime | None = None
     healed: bool = False  # a month old: its limb's nervchock no longer lasts (p. 14)
+    burn: bool = False  # a burn (brännsår, fire or heat): care does not help it (p. 14)
 
     @property
     def bleeding(self) -> int:
@@ -95,6 +96,9 @@ class Body:
     shock_tolerance: int | None = None  # Chocktolerans; None: VIL + 3 (p. 2)
     wounds: tuple[Wound, ...] = ()
     organ_trauma: int = 0
+    # The part of `organ_trauma` that burns dealt (p. 14: "Vård av personen (påverkar ej
+    # brännsår)"): the healing test takes the rest first, and care does not count for it.
+    burn_trauma: int = 0
     limbs: tuple[tuple[str, str], ...] = tuple((limb, "ok") for limb in LIMBS)
     alive: bool = True
     conscious: bool = True
@@ -157,6 +161,11 @@ class Body:
     def bleed_rate(self) -> int:
         """What still bleeds and has not turned into blood loss."""
         return sum(w.bleeding for w in self.wounds)
+
+    @property
+    def only_burns(self) -> bool:
+        """All its organtrauma is from burns: care does not help its healing (p. 14)."""
+        return self.organ_trauma > 0 and self.burn_trauma >= self.organ_trauma
 
     @property
     def unstable(self) -> bool:

@@ -33,6 +33,7 @@ def wound_view(wound: Wound, body: Body) -> dict:
         "lasting_shock": wound.lasting_limb_shock,
         "next_tick": _time(wound.next_tick()),
         "source": wound.source,
+        "burn": wound.burn,
         "first_aid": wound.first_aid,
         "first_aid_until": _time(wound.dealt + F.CONVERSION)
         if wound.bleeding and not wound.first_aid and body.clock < wound.dealt + F.CONVERSION
@@ -90,6 +91,7 @@ def body_view(body: Body) -> dict:
         "bleed_rate": body.bleed_rate,
         "blood_loss": body.blood_loss,
         "organ_trauma": body.organ_trauma,
+        "burn_trauma": body.burn_trauma,  # p. 14: what care does not help
         "threshold": threshold_of(body.organ_trauma),
         "unstable": body.unstable,
         "nerve_shock": body.nerve_shock,

@@ -77,6 +77,17 @@ HOUSE_RULES = (
             "the target is (the GM marks such a target); the text gives no number: +2."
         ),
     },
+    {
+        "key": "pack_extra_cp",
+        "kind": "int",
+        "default": 1,
+        "minimum": 1,
+        "maximum": 10,
+        "required": False,
+        "rule": "s. 7",
+        "help": "The KP more than a draw's 1 to take out an item packed away ('Att plocka fram "
+        "saker som är nedstoppade i packning kostar mer'; the text gives no number).",
+    },
 )
 
 
@@ -95,13 +106,18 @@ class AoristosCombat(SystemCombat):
                 melee_reach=float(values.get("melee_reach", 2.0)),
                 vigilance_cover_areas=int(values.get("vigilance_cover_areas", 3)),
                 hard_to_locate=int(values.get("hard_to_locate", 2)),
+                pack_extra_cp=int(values.get("pack_extra_cp", 1)),
             )
         except (TypeError, ValueError):
-            raise RulesError("house rules must be a yes/no and a number of metres") from None
+            raise RulesError(
+                "house rules must be a yes/no, a number of metres and a number of KP"
+            ) from None
         if not 0.5 <= house.melee_reach <= 10:
             raise RulesError("melee reach is 0.5-10 m")
         if not 0 <= house.vigilance_cover_areas <= 6 or not 0 <= house.hard_to_locate <= 10:
             raise RulesError("cover areas are 0-6 and the hard-to-locate ST 0-10")
+        if not 1 <= house.pack_extra_cp <= 10:
+            raise RulesError("the extra KP to take an item out of a pack are 1-10")
         return Encounter(name=name, house=house)
 
     def timeout_actor(self, encounter: Encounter, command) -> str | None:

@@ -12,7 +12,12 @@ from rules.aoristos.combat import commands as C
 from rules.aoristos.combat import events as E
 from rules.aoristos.combat import figures as F
 from rules.aoristos.combat.fold import fold
-from rules.aoristos.combat.reading import PAIN_THRESHOLD, require_active
+from rules.aoristos.combat.reading import (
+    PAIN_THRESHOLD,
+    extended_windup,
+    require_active,
+    windup_outcome,
+)
 from rules.aoristos.combat.state import Combatant, Encounter
 from rules.aoristos.dice import Purpose, parse_hand, roll
 from rules.aoristos.success import test_hand
@@ -187,7 +192,13 @@ def _end_activation(state: Encounter, cmd: C.EndActivation, rng):
 
 
 def cancel_extended(c: Combatant, reason: str) -> list:
-    return [E.ExtendedCancelled(c.id, reason)] if c.extended else []
+    """An extended activity broken off (p. 6); a windup under way broken off so is
+    interrupted unplanned (p. 7): a grenade stays armed in the hand, an arrow is lost."""
+    if not c.extended:
+        return []
+    key = extended_windup(c)
+    windup = (key, windup_outcome(c, key, False)) if key else None
+    return [E.ExtendedCancelled(c.id, reason, windup)]
 
 
 def pay(state: Encounter, c: Combatant, cost: int, label: str, command, done) -> list:

@@ -16,7 +16,7 @@ from rules.aoristos.combat import events as E
 from rules.aoristos.combat import figures as F
 from rules.aoristos.combat.activation import cancel_extended, end_activation, pay
 from rules.aoristos.combat.fold import fold
-from rules.aoristos.combat.gear import AREAS
+from rules.aoristos.combat.gear import AREAS, LIMBS
 from rules.aoristos.combat.items import holding
 from rules.aoristos.combat.movement import escape_decision
 from rules.aoristos.combat.outcome import AttackSetup, strike
@@ -280,6 +280,25 @@ def _pass(state: Encounter, cmd: C.Pass, rng):
     ]
 
 
+def striking_limb(c: Combatant, named: str | None) -> str:
+    """The limb an unarmed attack strikes with (p. 8, where a parry hits back "i använd
+    lem"): the one named (a punch's arm, a kick's leg), or else the first free hand whose
+    arm is whole, right before left, then any whole arm (a punch with something held; the
+    occupied hand's 1T is the attack hand's, p. 9). A broken or destroyed limb strikes
+    nothing (p. 14). Our reading (docs/rules/aoristos.md)."""
+    if named is not None:
+        if named not in LIMBS:
+            refuse(_("unknown limb {limb!r}"), "bad_field", field="limb", limb=named)
+        if c.limb(named) != "ok":
+            refuse(_("{name} cannot strike with a broken limb (p. 14)"), "broken_arm", name=c.name)
+        return named
+    whole = [hand for hand in ("right", "left") if arm_ok(c, hand)]
+    if not whole:
+        refuse(_("{name} has no arm to strike with"), "broken_arm", name=c.name)
+    free = [hand for hand in whole if getattr(c, hand) is None]
+    return f"{(free or whole)[0]}_arm"
+
+
 @remembering  # the policy checks the attack it gives, and the handler checks it again
 def attack_plan(state: Encounter, c: Combatant, cmd: C.Attack) -> dict:
     """Check an attack (p. 8-11) and work out its weapon, mode, shots and cost."""
@@ -293,8 +312,7 @@ def attack_plan(state: Encounter, c: Combatant, cmd: C.Attack) -> dict:
         refuse(_("{name} carries no {item!r}"), "no_weapon", name=c.name, item=cmd.weapon)
     if weapon is not UNARMED and weapon.key not in c.held and c.readied != weapon.key:
         refuse(_("{name} must draw {weapon} first"), "not_held", name=c.name, weapon=weapon.name)
-    if weapon is UNARMED and not (arm_ok(c, "right") or arm_ok(c, "left")):
-        refuse(_("{name} has no arm to strike with"), "broken_arm", name=c.name)
+    limb = striking_limb(c, cmd.limb) if weapon is UNARMED else None
     melee_weapon = not weapon.ranged and not weapon.thrown
     reach = distance(c, target)
     if melee_weapon and reach > state.house.melee_reach:
@@ -357,6 +375,7 @@ def attack_plan(state: Encounter, c: Combatant, cmd: C.Attack) -> dict:
         "distance": reach,
         "conditions": conditions,
         "cost": attack_cost(weapon, cmd.aim, conditions, mode.auto),
+        "limb": limb,
     }
 
 
@@ -376,6 +395,7 @@ def declaration(
         passive,
         plan["melee"],
         round(plan["distance"], 2),
+        plan["limb"],
     )
 
 
@@ -596,9 +616,8 @@ def resolve_attack(state: Encounter, rng, worked_out: tuple | None = None) -> li
             # strength 1B in the limb used, with no modifications.
             parry = roll(Hand.of(1), rng, Purpose.TEST)
             dealt = F.damage(parry.result, attacker.toughness)
-            out.append(
-                wound_event(state, attacker, "right_arm", dealt, rng, f"parry 1B = {parry.result}")
-            )
+            limb = attack.limb or "right_arm"  # a log from before the limb was kept
+            out.append(wound_event(state, attacker, limb, dealt, rng, f"parry 1B = {parry.result}"))
         after = state
         for event in out:
             after = fold(after, event)

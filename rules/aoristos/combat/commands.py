@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rules import scene
-from rules.aoristos.combat.gear import AREAS, Armour, Weapon
+from rules.aoristos.combat.gear import AREAS, LIMBS, Armour, Weapon
 from rules.combat_kit import (  # its end and wake: the kit's
     MAX_TEXT,
     EndEncounter,
@@ -55,6 +55,7 @@ class AddCombatant:
     posture: str = "standing"
     right: str | None = None
     left: str | None = None
+    packed: tuple[str, ...] = ()  # weapon keys packed away (p. 7: taking them out costs more)
 
 
 @dataclass(frozen=True)
@@ -71,6 +72,7 @@ class UpdateCombatant:
     hidden_areas: tuple[str, ...] | None = None
     cover: dict | None = None
     hard_to_locate: bool | None = None  # cover makes it hard to locate (p. 10)
+    packed: tuple[str, ...] | None = None  # weapons packed away, not in hand (p. 7)
 
 
 @dataclass(frozen=True)
@@ -110,6 +112,7 @@ class Hazard:
     hand: str
     area: str | None = None
     label: str = ""
+    burn: bool = False  # fire or heat: a burn, which care does not heal (p. 14)
 
 
 @dataclass(frozen=True)
@@ -203,6 +206,9 @@ class Reload:
     id: str
     weapon: str
     rounds: int | None = None  # for "(n)" weapons: cartridges to push in
+    # An assistant's reload of another's belt-fed weapon (p. 11: OL 5 for an assistant):
+    # the gunner's id; `id` is the assistant, who acts and pays.
+    gunner: str | None = None
 
 
 @dataclass(frozen=True)
@@ -229,6 +235,9 @@ class Attack:
     mode: str = ""  # a fire mode's text, e.g. "3" or "auto+2N"; "" the first
     shots: int | None = None  # auto: the chosen base
     area: str | None = None  # the area wanted if the area dice allow a choice
+    # An unarmed attack's limb (p. 8: a parry hits back "i använd lem"): a punch's arm or a
+    # kick's leg; None: the striking hand the engine takes (`attacks.striking_limb`).
+    limb: str | None = None
 
 
 @quick_init  # a simulated fight's policy makes one per attack (combat_kit.quick_init)
@@ -372,4 +381,6 @@ def parse_command(data: Any, *, weapons=None, armour=None) -> Any:
     cls, values = read_command(data, COMMANDS, _convert, special)
     if "area" in values and values["area"] is not None and values["area"] not in AREAS:
         raise RulesError(f"unknown area {values['area']!r}", code="bad_field", field="area")
+    if values.get("limb") is not None and values["limb"] not in LIMBS:
+        raise RulesError(f"unknown limb {values['limb']!r}", code="bad_field", field="limb")
     return cls(**values)

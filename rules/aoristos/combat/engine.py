@@ -121,6 +121,7 @@ def _add(state: Encounter, cmd: C.AddCombatant, rng):
         refuse(_("unknown posture {posture!r}"), "bad_field", field="posture", posture=cmd.posture)
     weapons = tuple(cmd.weapons)
     check_weapons(weapons, (cmd.right, cmd.left))
+    packed = check_packed(weapons, cmd.packed, (cmd.right, cmd.left))
     new = Combatant(
         **who,
         skills=skills,
@@ -137,6 +138,7 @@ def _add(state: Encounter, cmd: C.AddCombatant, rng):
         posture=cmd.posture,
         right=cmd.right,
         left=cmd.left,
+        packed=packed,
         loaded=tuple((w.key, w.capacity) for w in weapons if needs_ammo(w)),
         **levels,
     )
@@ -167,6 +169,9 @@ def _update(state: Encounter, cmd: C.UpdateCombatant, rng):
         if bad:
             refuse(_("unknown areas {areas}"), "bad_field", field="hidden_areas", areas=sorted(bad))
         changes.append(("hidden_areas", frozenset(cmd.hidden_areas)))
+    if cmd.packed is not None:
+        c = combatant(state, cmd.id)
+        changes.append(("packed", check_packed(c.weapons, cmd.packed, (c.right, c.left))))
     if cmd.cover is not None:
         bad = set(cmd.cover) - set(F.AREA_TABLE.values()) - {"head"}
         if bad:
@@ -181,6 +186,17 @@ def _situation(state: Encounter, cmd: C.SetSituation, rng):
     if not -20 <= cmd.modifier <= 20:
         refuse(_("a situational modifier is -20 to +20"), "bad_field", field="modifier")
     return [E.SituationSet(cmd.modifier, cmd.label[:40] if cmd.modifier else "")]
+
+
+def check_packed(weapons, packed, held) -> tuple[str, ...]:
+    """The weapons packed away (p. 7): carried, and not in hand."""
+    keys = {w.key for w in weapons}
+    for key in packed:
+        if key not in keys:
+            refuse(_("no {item!r} is carried to pack away"), "bad_field", field="packed", item=key)
+        if key in held:
+            refuse(_("{item!r} is in hand, not packed away"), "bad_field", field="packed", item=key)
+    return tuple(dict.fromkeys(packed))
 
 
 def _end(state: Encounter, cmd, rng):

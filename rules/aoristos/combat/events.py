@@ -127,6 +127,9 @@ class HandsChanged:
     left: str | None
     readied: str | None
     cost: int
+    # What became of the weapon's windup (p. 7, `items.windup_outcome`): "lost" (an arrow
+    # let fall), "armed_dropped" (an armed grenade let fall), "armed" (one picked up).
+    windup: str = ""
 
 
 @dataclass(frozen=True)
@@ -139,10 +142,14 @@ class WoundUp:
 
 @dataclass(frozen=True)
 class Reloaded:
+    """A reload (p. 7, 11): `id` pays `cost`; the rounds go into `gunner`'s weapon when an
+    assistant reloads another's belt (p. 11), else into `id`'s own."""
+
     id: str
     weapon: str
     rounds: int
     cost: int
+    gunner: str | None = None
 
 
 @dataclass(frozen=True)
@@ -180,6 +187,9 @@ class ExtendedPaid:
 class ExtendedCancelled:
     id: str
     reason: str
+    # An extended windup broken off unplanned (p. 7): (weapon, "armed") for a grenade
+    # that stays armed in the hand, (weapon, "lost") for an arrow.
+    windup: tuple[str, str] | None = None
 
 
 @quick_init  # one of a simulated fight's hottest values (combat_kit.quick_init)
@@ -196,6 +206,7 @@ class AttackDeclared:
     passive: bool = False
     melee: bool = False
     distance: float = 0.0
+    limb: str | None = None  # an unarmed attack's striking limb (p. 8; None in older logs)
 
 
 @quick_init  # one of a simulated fight's hottest values (combat_kit.quick_init)
@@ -310,6 +321,10 @@ class Wounded:
     unconscious: bool = False
     dead: bool = False
     cancelled: str = ""  # an extended activity or overwatch this nervchock ended
+    # An interrupted windup (p. 7): (weapon, "lost" / "armed" / "armed_dropped"), when the
+    # wound drops the wound-up weapon or breaks off an extended windup.
+    windup: tuple[str, str] | None = None
+    burn: bool = False  # a burn (fire, heat): care does not help it heal (p. 14)
 
 
 @dataclass(frozen=True)

@@ -149,6 +149,24 @@ def _posture_changed(state: Encounter, event: E.PostureChanged) -> Encounter:
 
 
 def _hands_changed(state: Encounter, event: E.HandsChanged) -> Encounter:
+    c = combatant(state, event.id)
+    if event.weapon in c.packed:  # taken out of the pack (p. 7): at hand from now on
+        state = state.put(c.with_(packed=tuple(k for k in c.packed if k != event.weapon)))
+    if event.windup:  # p. 7: a wound-up weapon let fall, or an armed grenade picked up
+        c = combatant(state, event.id)
+        on_ground = tuple(k for k in c.armed_on_ground if k != event.weapon)
+        if event.windup == "armed_dropped":
+            on_ground += (event.weapon,)
+        return spend(
+            state,
+            event.id,
+            event.cost,
+            right=event.right,
+            left=event.left,
+            readied=event.readied,
+            wound_up=event.weapon if event.windup == "armed" else None,
+            armed_on_ground=on_ground,
+        )
     return spend(
         state,
         event.id,
@@ -164,6 +182,10 @@ def _wound_up(state: Encounter, event: E.WoundUp) -> Encounter:
 
 
 def _reloaded(state: Encounter, event: E.Reloaded) -> Encounter:
+    if event.gunner is not None:  # p. 11: an assistant feeds another's belt
+        gunner = combatant(state, event.gunner)
+        state = state.put(gunner.with_(loaded=pairs_set(gunner.loaded, event.weapon, event.rounds)))
+        return spend(state, event.id, event.cost)
     c = combatant(state, event.id)
     loaded = pairs_set(c.loaded, event.weapon, event.rounds)
     return spend(state, event.id, event.cost, loaded=loaded)
@@ -193,6 +215,8 @@ def _extended_cancelled(state: Encounter, event: E.ExtendedCancelled) -> Encount
     c = combatant(state, event.id)
     if event.reason == "overwatch":
         return state.put(c.with_(overwatch=None))
+    if event.windup is not None and event.windup[1] == "armed":  # p. 7: armed in the hand
+        return state.put(c.with_(extended=None, wound_up=event.windup[0]))
     return state.put(c.with_(extended=None))
 
 
@@ -210,6 +234,8 @@ def _attack_declared(state: Encounter, event: E.AttackDeclared) -> Encounter:
         event.called_area,
         event.passive,
     )
+    if event.limb is not None:  # an unarmed attack's striking limb (p. 8)
+        pending = changed(pending, limb=event.limb)
     return state.put(paid, attack=pending)
 
 
@@ -275,6 +301,9 @@ def _attack_rolled(state: Encounter, event: E.AttackRolled) -> Encounter:
 
 def _attack_aborted(state: Encounter, event: E.AttackAborted) -> Encounter:
     c = combatant(state, event.attacker)
+    weapon = c.weapon(state.attack.weapon) if state.attack is not None else None
+    if weapon is not None and weapon.explosive:  # p. 7: the grenade stays armed in the hand
+        return state.put(c, attack=None)
     return state.put(c.with_(wound_up=None), attack=None)
 
 
@@ -324,6 +353,11 @@ def _wounded(state: Encounter, event: E.Wounded) -> Encounter:
         changes["extended"] = None
     if event.cancelled == "overwatch" or event.nerve_shock:
         changes["overwatch"] = None
+    if event.windup is not None:  # p. 7: an interrupted windup
+        key, outcome = event.windup
+        changes["wound_up"] = key if outcome == "armed" else None
+        if outcome == "armed_dropped":
+            changes["armed_on_ground"] = (*c.armed_on_ground, key)
     return state.put(copied(c, changes))
 
 

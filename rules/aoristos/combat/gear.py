@@ -191,6 +191,15 @@ class Weapon:
         return 10 if self.belt else 5
 
     @property
+    def assistant_reload_cost(self) -> int:
+        """KP for an assistant to reload a belt-fed weapon (p. 11: "Med ett bälte är
+        förvald OL 10 för skytten, 5 för en assistent"): 5 by default; a weapon that gives
+        its own OL gives it for the assistant too (the text's 5 is only the default)."""
+        if self.reload is not None:
+            return self.reload
+        return 5
+
+    @property
     def long_in_melee(self) -> bool:
         """Firing into melee (p. 10): +3 ST for long firearms and bows, +1 for short."""
         return self.firearm == "long" or self.skill == "bow"

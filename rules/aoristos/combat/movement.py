@@ -30,8 +30,10 @@ from rules.errors import gettext_noop as _
 
 
 def posture_cost(old: str, new: str) -> int:
-    """p. 7: a change costs 1 KP; lying to standing is two changes (via sitting)."""
-    return abs(POSTURES.index(old) - POSTURES.index(new))
+    """p. 7: a change costs 1 KP ("ducka ner eller frivilligt kasta sig till marken": from
+    standing to lying is one change); only lying to standing "räknas dock som två
+    ändringar (via "sittande") och kräver därför totalt 2 KP"."""
+    return 2 if (old, new) == ("lying", "standing") else 1
 
 
 def _move(state: Encounter, cmd: C.Move, rng):

@@ -85,6 +85,26 @@ def holds_real_melee_weapon(c: Combatant) -> bool:
     return any((w := c.weapon(k)) is not None and w.real and not w.ranged for k in c.held)
 
 
+def windup_outcome(c: Combatant, key: str, dropped: bool) -> str:
+    """What an unplanned interrupted windup leaves (p. 7: "Om man oplanerat avbryter en
+    uppladdning innebär det att granaten förblir apterad i handen, att pilen förloras utan
+    kraft att skada, eller dylikt"): an explosive stays armed, in the hand ("armed") or
+    where it fell ("armed_dropped"); any other projectile is lost ("lost"). The text says
+    nothing of a fuse: when an armed grenade goes off is the GM's (a hazard, p. 12)."""
+    weapon = c.weapon(key)
+    if weapon is not None and weapon.explosive:
+        return "armed_dropped" if dropped else "armed"
+    return "lost"
+
+
+def extended_windup(c: Combatant) -> str | None:
+    """The weapon of a windup begun as an extended activity and not yet paid up (p. 6-7)."""
+    extended = c.extended
+    if extended is None or extended.label != "windup":
+        return None
+    return getattr(extended.command, "weapon", None)
+
+
 def needs_ammo(weapon) -> bool:
     return weapon.firearm is not None or weapon.magazine is not None
 

@@ -44,12 +44,16 @@ class HouseRules:
       no number; default 3 (the torso and both legs behind waist-high cover).
     * `hard_to_locate`: the ST a ranged attack gains when cover makes its target hard
       to locate (p. 10, no number given); default 2.
+    * `pack_extra_cp`: the KP more than a draw's 1 to take out an item packed away (p. 7:
+      "Att plocka fram saker som är nedstoppade i packning kostar mer", no number);
+      default 1 (2 KP in all).
     """
 
     movement_by_round_total: bool = True
     melee_reach: float = 2.0
     vigilance_cover_areas: int = 3
     hard_to_locate: int = 2
+    pack_extra_cp: int = 1
 
 
 @dataclass(frozen=True)
@@ -97,6 +101,7 @@ class Combatant:
     right: str | None = None  # weapon key held in the right hand
     left: str | None = None
     readied: str | None = None  # drawing it is free with the next attack (p. 7)
+    packed: tuple[str, ...] = ()  # weapons packed away: taking them out costs more (p. 7)
     loaded: tuple[tuple[str, int], ...] = ()  # weapon key -> rounds in it
     # The fight so far.
     cp: int = 0
@@ -116,6 +121,9 @@ class Combatant:
     path: tuple[tuple[float, float], ...] = ()
     moved_since_activation: bool = False  # for "stationary" aim (p. 8)
     wound_up: str | None = None  # the weapon whose UL is paid for its next attack
+    # Armed grenades it let fall (p. 7: an interrupted windup leaves the grenade armed):
+    # they lie at its feet, still armed, until picked up; when they go off is the GM's.
+    armed_on_ground: tuple[str, ...] = ()
     range_aim: int = 0
     range_aim_target: str | None = None
     overwatch: tuple[float, float] | None = None
@@ -203,6 +211,7 @@ class PendingAttack:
     # The vigilance the target proposed while the GM confirms its move (stage "confirm"):
     # (properties, (x, y), prone).
     proposal: Any = None
+    limb: str | None = None  # an unarmed attack's striking limb (p. 8)
 
 
 @dataclass(frozen=True)

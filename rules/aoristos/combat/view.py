@@ -83,6 +83,13 @@ def combatant_view(state: Encounter, c: Combatant, viewer: Viewer) -> dict:
             if c.limb(limb) != "ok" and limb not in dict(c.area_damage)
         ],
         "held": [(c.weapon(k) or UNARMED).name for k in c.held],
+        # p. 7: an armed grenade in the hand, or let fall and lying armed at its feet.
+        "armed": [
+            (c.weapon(k) or UNARMED).name
+            for k in (c.wound_up,)
+            if k in c.held and (w := c.weapon(k)) is not None and w.explosive
+        ],
+        "armed_on_ground": [(c.weapon(k) or UNARMED).name for k in c.armed_on_ground],
         "controlled": viewer.is_gm or c.id in viewer.controls,
         "numbers": sees_numbers(c, viewer),
         # The round's trail on the map (positions are public) and, for who commands the
@@ -125,6 +132,7 @@ def combatant_view(state: Encounter, c: Combatant, viewer: Viewer) -> dict:
                     "key": w.key,
                     "name": w.name,
                     "held": w.key in c.held,
+                    "packed": w.key in c.packed,
                     "modes": [m.text for m in w.modes],
                     "rounds": c.rounds(w.key) if needs_ammo(w) else None,
                     "capacity": w.capacity if needs_ammo(w) else None,
@@ -180,6 +188,7 @@ def view(state: Encounter, viewer: Viewer) -> dict:
             "melee_reach": state.house.melee_reach,
             "vigilance_cover_areas": state.house.vigilance_cover_areas,
             "hard_to_locate": state.house.hard_to_locate,
+            "pack_extra_cp": state.house.pack_extra_cp,
         },
         # The GM's situational ST modifier on every attack (issue 45).
         "situation": {"modifier": state.situation, "label": state.situation_label},
@@ -448,6 +457,22 @@ def actions(state: Encounter, c: Combatant) -> list[dict]:
                         weapon=weapon.name,
                     )
                 )
+    for ally in state.combatants:  # p. 11: an assistant feeds a belt for OL 5
+        if ally.id == c.id or ally.side != c.side or not ally.acts:
+            continue
+        for weapon in ally.weapons:
+            if weapon.belt and ally.rounds(weapon.key) < weapon.capacity:
+                command = C.Reload(c.id, weapon.key, gunner=ally.id)
+                cost, why = try_cost(state, command)
+                out.append(
+                    action(
+                        "reload_for",
+                        cost,
+                        {"type": "reload", "id": c.id, "weapon": weapon.key, "gunner": ally.id},
+                        why=why,
+                        weapon=f"{weapon.name} ({ally.name})",
+                    )
+                )
     for hand in ("right", "left"):
         if getattr(c, hand):
             cost, why = try_cost(state, C.Stow(c.id, hand))
@@ -537,7 +562,10 @@ def attack_preview(state: Encounter, cmd: C.Attack, viewer: Viewer = GM_VIEW) ->
     return {
         "ok": True,
         "cost": plan["cost"],
+        # The attack hand at the fewest projectiles (`hand_shots`; the only one but for
+        # auto fire, where each count of `shots` names its own hand, p. 9, 11).
         "hand": str(setup.hand(shots[0])),
+        "hand_shots": shots[0],
         "hands": [str(setup.hand(n)) for n in (shots[0], shots[-1])] if len(shots) > 1 else [],
         "test_base": setup.test_base,
         "threshold": setup.threshold if parts or not target.npc or viewer.is_gm else None,
@@ -555,7 +583,10 @@ def attack_preview(state: Encounter, cmd: C.Attack, viewer: Viewer = GM_VIEW) ->
             }
             for area, spread in result.areas().items()
         ],
-        "shots": [{"shots": n, "percent": percent(p)} for n, p in result.shots.items()],
+        "shots": [
+            {"shots": n, "percent": percent(p), "hand": str(setup.hand(n))}
+            for n, p in result.shots.items()
+        ],
         "area_rule": area_rule(setup, result),
         "called_area": cmd.area,
         "aim_conditions": plan["conditions"],
@@ -620,6 +651,14 @@ def describe_one(state: Encounter, event, viewer: Viewer) -> dict:
     )
     if isinstance(data.get("weapon"), str) and subject is not None:
         names["weapon_name"] = (subject.weapon(data["weapon"]) or UNARMED).name
+    windup = getattr(event, "windup", None)
+    if windup and subject is not None:  # p. 7: what an interrupted windup left
+        key, outcome = (data["weapon"], windup) if isinstance(windup, str) else windup
+        names["windup_name"] = (subject.weapon(key) or UNARMED).name
+        names["windup_outcome"] = outcome
+    if kind == "Reloaded" and event.gunner and (gunner := state.get(event.gunner)) is not None:
+        names["gunner_name"] = gunner.name  # p. 11: an assistant fed the gunner's belt
+        names["weapon_name"] = (gunner.weapon(event.weapon) or UNARMED).name
     for key in ("dropped",):
         if data.get(key) and subject is not None:
             names["dropped_names"] = [(subject.weapon(k) or UNARMED).name for k in data[key]]

@@ -9,11 +9,11 @@ from rules.aoristos.combat import commands as C
 from rules.aoristos.combat import events as E
 from rules.aoristos.combat import figures as F
 from rules.aoristos.combat.gear import LIMBS
-from rules.aoristos.combat.reading import PAIN_THRESHOLD
+from rules.aoristos.combat.reading import PAIN_THRESHOLD, extended_windup, windup_outcome
 from rules.aoristos.combat.state import POSTURES, Combatant, Encounter
 from rules.aoristos.dice import Hand, Purpose, parse_hand, roll
 from rules.aoristos.success import test_hand
-from rules.combat_kit import combatant, refuse, require_open
+from rules.combat_kit import changed, combatant, refuse, require_open
 from rules.errors import gettext_noop as _
 
 SURVIVAL_HAND = Hand.of(2, forced=2)  # p. 14: 2B2T, no TB
@@ -81,6 +81,14 @@ def wound_event(
         cancelled = "extended"
     elif added["nerve_shock"] and target.overwatch:
         cancelled = "overwatch"
+    # p. 7: a windup interrupted unplanned, by the hand letting go or the pain breaking
+    # off a windup under way: the grenade stays armed (in the hand or on the ground),
+    # the arrow is lost.
+    windup = None
+    if target.wound_up and target.wound_up in dropped:
+        windup = (target.wound_up, windup_outcome(target, target.wound_up, True))
+    elif cancelled == "extended" and (key := extended_windup(target)):
+        windup = (key, windup_outcome(target, key, key in dropped))
     # Positional, in the fields' order: a class called with keywords costs twice as much
     # to make, and every hit makes one.
     return E.Wounded(
@@ -99,6 +107,7 @@ def wound_event(
         unconscious,
         not alive,  # dead
         cancelled,
+        windup,
     )
 
 
@@ -123,7 +132,10 @@ def _hazard(state: Encounter, cmd: C.Hazard, rng):
         protection = sum(p.protection(cmd.area) for p in c.armour)
     dealt = F.damage(strength - protection, c.toughness, head=cmd.area == "head")
     source = f"{cmd.label or 'hazard'} {hand} = {strength}"
-    return [wound_event(state, c, cmd.area, dealt, rng, source)]
+    wound = wound_event(state, c, cmd.area, dealt, rng, source)
+    if cmd.burn:  # p. 14: a burn wounds as any hit; only care does not help it heal
+        wound = changed(wound, burn=True)
+    return [wound]
 
 
 HANDLERS = {C.Wake: _wake, C.Hazard: _hazard}
