@@ -41,3 +41,46 @@ def shot(request):
         return path
 
     return take
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A failed browser test says what every page it had open showed at that moment: the
+    address, the alerts and errors on the page, the last lines of the log, and a
+    screenshot (FAILED-…png beside the others). A failure on CI is then read from its
+    output, not guessed at."""
+    report = yield
+    if report.when != "call" or not report.failed:
+        return report
+    browser = item.funcargs.get("browser")
+    if browser is None:
+        return report
+    lines = []
+    try:
+        pages = [page for context in browser.contexts for page in context.pages]
+        for n, page in enumerate(pages):
+            if page.is_closed():
+                continue
+            lines.append(f"page {n}: {page.url}")
+            said = page.evaluate(
+                """() => {
+                  const text = (el) => el.textContent.replace(/\\s+/g, " ").trim().slice(0, 300);
+                  const alerts = [...document.querySelectorAll(
+                    '[role=alert], .error, .errorlist, [data-testid$="error"]')].map(text);
+                  const log = [...document.querySelectorAll("#roll-log li")].slice(0, 8).map(text);
+                  const live = document.getElementById("live-status")?.dataset.state ?? "";
+                  const state = document.getElementById("encounter-state")?.dataset.version ?? "";
+                  return {alerts, log, live, state};
+                }"""
+            )
+            live, version = said["live"] or "-", said["state"] or "-"
+            lines.append(f"  live stream: {live}; panel version: {version}")
+            lines += [f"  alert: {text}" for text in said["alerts"] if text]
+            lines += [f"  log: {text}" for text in said["log"]]
+            SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(SCREENSHOTS / f"FAILED-{item.name}-{n}.png"), full_page=True)
+    except Exception as error:  # the report stays; what could not be read is said
+        lines.append(f"(the pages could not be read: {error})")
+    if lines:
+        report.sections.append(("open pages at the failure", "\n".join(lines)))
+    return report
