@@ -23,6 +23,12 @@ from rules.aoristos.combat.state import UNARMED, Combatant, Encounter
 from rules.combat_kit import combatant, refuse
 from rules.errors import gettext_noop as _
 
+# One sentence a hand, so that the hand is translated with it (p. 14).
+BROKEN_ARM = {
+    "right": _("{name} cannot hold anything with a broken right arm"),
+    "left": _("{name} cannot hold anything with a broken left arm"),
+}
+
 
 def free_hand(c: Combatant, hand: str) -> None:
     if hand not in ("right", "left", "both"):
@@ -31,7 +37,7 @@ def free_hand(c: Combatant, hand: str) -> None:
     for h in hands:
         if not arm_ok(c, h):
             refuse(
-                _("{name} cannot hold anything with a broken {hand} arm"),
+                BROKEN_ARM[h],
                 "broken_arm",
                 name=c.name,
                 hand=h,
@@ -122,7 +128,7 @@ def _switch(state: Encounter, cmd: C.SwitchHands, rng):
         other = "left" if hand == "right" else "right"
         if getattr(c, hand) and not arm_ok(c, other):
             refuse(
-                _("{name} cannot hold anything with a broken {hand} arm"),
+                BROKEN_ARM[other],
                 "broken_arm",
                 name=c.name,
                 hand=other,
