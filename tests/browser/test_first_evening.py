@@ -41,7 +41,11 @@ OFF = 15  # px off the foe's centre where the player taps it
 # GM answers for the NPC once the attack is made.
 SYSTEMS = {
     "aoristos": {
-        "character": {"#id_alertness": "5", "#id_agility": "3", "#id_melee_weapons": "2"},
+        # KAO 2: HK 8 (KAO + SIN/2 + 4, p. 2), so that the worst stress roll (6, p. 6) still
+        # leaves the move's 1 KP and the attack's 1: with HK 7 one start in 36 left 1 KP and
+        # the attack was refused (seen twice, on PostgreSQL, as a missing vigilance prompt).
+        "character": {"#id_alertness": "5", "#id_agility": "3", "#id_melee_weapons": "2",
+                      "#id_composure": "2"},
         "npc": {"name": "Rövaren", "alertness": "1"},
         "weapon": "knife", "npc_weapon": "knife",
         "at": (0, 0), "foe": (4, 0), "move": (2.5, 0),
