@@ -164,6 +164,65 @@ def test_in_melee_the_targets_side_follows_through_the_page_and_the_api_p9(
     assert (state.get("c1").x, state.get("c3").x, state.get("c3").y) == (-1.0, -1.5, 1.0)
 
 
+def test_in_melee_a_foe_follows_through_the_page_and_the_api_its_controller_only_p9(
+    client, fight, gm, alice, run, dice
+):
+    """p. 9: "Alla andra i striden får hänga på och röra sig lika långt åt samma håll, om
+    de vill": the guard (the GM's) stabs at Albert beside him, and Albert steps 1 m away.
+    The guard, a foe in the melee, decides for himself: Alice may not answer for him (nor
+    sees his buttons), the GM does, and he moves the same metre; then the attack goes on."""
+    run(fight, gm, {"type": "update_combatant", "id": "c2", "x": 1.0})
+    dice.queue += [1, 3]
+    run(fight, gm, {"type": "start"})
+    dice.queue += [1, 3]
+    run(fight, alice, {"type": "end_activation", "id": "c1"})
+    run(fight, gm, {"type": "attack", "id": "c2", "target": "c1", "weapon": "knife"})
+    client.force_login(alice)
+    move = {"type": "vigilance", "id": "c1", "properties": ["agility"]}
+    response = api_post(client, fight, move)
+    assert response.status_code == 200, response.content
+    kinds = [line["kind"] for line in response.json()["lines"]]
+    assert kinds == ["VigilanceChosen", "ReactionCalled"]  # no dice yet
+    page = client.get(fight.get_absolute_url()).content.decode()
+    assert 'data-testid="follow-go"' not in page
+    assert api_post(client, fight, {"type": "follow", "id": "c2"}).status_code == 403
+    assert api_post(client, fight, {"type": "pass", "id": "c2"}).status_code == 403
+    client.force_login(gm)
+    page = client.get(fight.get_absolute_url()).content.decode()
+    assert 'data-testid="follow-go"' in page
+    assert 'data-testid="follow-stay"' in page
+    dice.queue += MISS
+    response = api_post(client, fight, {"type": "follow", "id": "c2"})
+    assert response.status_code == 200, response.content
+    lines = response.json()["lines"]
+    assert [line["kind"] for line in lines][:2] == ["Followed", "AttackRolled"]
+    assert (lines[0]["who_name"], lines[0]["metres"]) == ("Vakten", 1.0)
+    fight.refresh_from_db()
+    state = services.folded(fight).state
+    assert (state.get("c1").x, state.get("c2").x) == (-1.0, 0.0)
+
+
+def test_a_player_follows_the_npcs_move_for_her_own_character_p9(
+    client, fight, gm, alice, run, dice
+):
+    """p. 9: Albert (Alice's) punches the guard beside him, who steps away with RÖR (the
+    GM's choice); Albert may follow, and Alice says so for him."""
+    run(fight, gm, {"type": "update_combatant", "id": "c2", "x": 1.0})
+    dice.queue += [1, 3]
+    run(fight, gm, {"type": "start"})
+    run(fight, alice, {"type": "attack", "id": "c1", "target": "c2", "weapon": "unarmed"})
+    run(fight, gm, {"type": "vigilance", "id": "c2", "properties": ["agility"]})
+    client.force_login(alice)
+    page = client.get(fight.get_absolute_url()).content.decode()
+    assert 'data-testid="follow-go"' in page
+    dice.queue += [1] * 8
+    response = api_post(client, fight, {"type": "follow", "id": "c1"})
+    assert response.status_code == 200, response.content
+    fight.refresh_from_db()
+    state = services.folded(fight).state
+    assert (state.get("c1").x, state.get("c2").x) == (1.0, 2.0)
+
+
 def test_the_attack_preview_shows_the_gms_situational_modifier(client, fight, gm, alice,
                                                                run, dice):
     """Issue 45: the preview Alice sees before shooting at the GM's guard names the GM's

@@ -264,6 +264,12 @@ def engine_distribution(state, attack_command, target_id) -> tuple[Counter, int]
         after = declared
         for event in events:
             after = ENGINE.evolve(after, event)
+        while after.attack is not None and after.attack.stage == "follow":
+            # p. 9: in melee the foes may follow the metre first; staying, they roll no
+            # die, and the dice wait for the last answer.
+            events = ENGINE.decide(after, C.Pass(after.reactions[0].who), PrefixRng(prefix))
+            for event in events:
+                after = ENGINE.evolve(after, event)
         rolled = of(events, E.AttackRolled)
         if after.attack is not None:  # the abort decision: go on
             events = ENGINE.decide(after, C.Proceed(rolled.attacker), PrefixRng(()))

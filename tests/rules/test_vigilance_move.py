@@ -135,14 +135,135 @@ def test_in_melee_others_may_follow_the_metre_away_p9():
     state, _ = run(state, C.Attack(a.id, b.id, "knife"))
     view = ENGINE.view(state, GM_VIEW)["prompts"][0]["vigilance_move"]
     assert [f["id"] for f in view["followers"]] == [c.id]
-    after, events = vigil(state, b, *MISS, followers=(c.id,))
+    after, events = vigil(state, b, followers=(c.id,))
     assert of(events, E.VigilanceChosen).followers == (c.id,)
     assert (by_name(after, "B").x, by_name(after, "C").x, by_name(after, "C").y) == (
         2.0, 2.5, 1.0)
     assert by_name(after, "C").moved == 1.0
+    # The foe A decides for itself (below); staying, the attack goes on.
+    after, events = run(after, C.Pass(a.id), *MISS)
+    assert of(events, E.AttackRolled).threshold == of(events, E.AttackRolled).total
     for wrong in ({"followers": (a.id,)}, {"x": 1.0, "y": 2.0}, {"prone": True}):
         with pytest.raises(RulesError):
             vigil(state, b, **wrong)
+
+
+def melee_of_four():
+    """A (side a, knife) stabs at B (side b) 1 m away; A's ally D stands 1.5 m from B (in
+    the melee), A's ally E 5 m away (not in it), B's ally C beside B. The state waits for
+    B's vigilance."""
+    state = fight(armed("knife"), {"agility": 3, "x": 1.0})
+    for name, side, x, y in (("C", "b", 1.5, 1.0), ("D", "a", 1.0, 1.5), ("E", "a", 6.0, 0.0)):
+        state, _ = run(state, C.AddCombatant(name=name, side=side, npc=name == "D", x=x, y=y))
+    a, b = by_name(state, "A"), by_name(state, "B")
+    state, _ = run(state, C.Attack(a.id, b.id, "knife"))
+    return state, a, b
+
+
+def test_in_melee_the_foes_follow_the_metre_too_each_for_itself_p9():
+    """p. 9: "I närstrid är denna rörelse 1 meter bort från anfallaren. Alla andra i
+    striden får hänga på och röra sig lika långt åt samma håll, om de vill": "alla
+    andra", so the foes too, each as it wants. B steps 1 m away from A; A (the attacker,
+    first) and D, foes in the melee, are each asked, E (not in it) and B's own side are
+    not; the dice wait. A follows the same metre, at no KP, and stays in reach; D stays;
+    then the attack is rolled."""
+    state, a, b = melee_of_four()
+    c, d = by_name(state, "C"), by_name(state, "D")
+    state, events = vigil(state, b)  # no dice yet
+    assert of(events, E.VigilanceChosen).move_to == (2.0, 0.0)
+    assert [(r.kind, r.who) for r in state.reactions] == [("follow", a.id), ("follow", d.id)]
+    assert state.attack.stage == "follow"
+    prompt = ENGINE.view(state, GM_VIEW)["prompts"][0]
+    assert (prompt["kind"], prompt["for"], prompt["to"], prompt["metres"]) == (
+        "follow", a.id, [1.0, 0.0], 1.0)
+    with pytest.raises(RulesError):  # D's turn to decide comes after A's
+        run(state, C.Follow(d.id))
+    with pytest.raises(RulesError):  # B's ally is no foe: B named its followers
+        run(state, C.Follow(c.id))
+    cp = by_name(state, "A").cp
+    state, events = run(state, C.Follow(a.id))
+    assert of(events, E.Followed) == E.Followed(a.id, b.id, 1.0, 0.0, 1.0)
+    follower = by_name(state, "A")
+    assert (follower.x, follower.y, follower.moved, follower.cp) == (1.0, 0.0, 1.0, cp)
+    assert [r.who for r in state.reactions] == [d.id]
+    before = state
+    state, events = run(state, C.Pass(d.id), *MISS)
+    assert of(events, E.ReactionDone).how == "stayed"
+    assert of(events, E.AttackRolled).hit  # 3 against ST 3, 1 m away: A may still abort
+    assert (by_name(state, "D").x, by_name(state, "D").y) == (1.0, 1.5)
+    assert not state.reactions
+    assert state.attack.stage == "abort"
+    lines = ENGINE.describe(before, events, GM_VIEW)
+    assert (lines[0]["kind"], lines[0]["who_name"], lines[0]["how"]) == (
+        "ReactionDone", "D", "stayed")
+
+
+def test_a_foe_without_the_metre_left_is_not_asked_or_lapses_p9():
+    """p. 9: "röra sig lika långt": only a foe with the metre left in its round (p. 7:
+    2 × Förflyttning) may follow. D has moved all of it: not asked. Asked, then out of
+    metres before its turn to answer (the GM's doing): it cannot follow, its reaction
+    lapses, and the attack goes on."""
+    state, a, b = melee_of_four()
+    d = by_name(state, "D")
+    spent = state.put(d.with_(moved=2.0 * d.movement))
+    asked, _ = vigil(spent, b)
+    assert [r.who for r in asked.reactions] == [a.id]
+    state, _ = vigil(state, b)
+    tired = state.put(by_name(state, "D").with_(moved=2.0 * d.movement - 0.5))
+    after, events = run(tired, C.Pass(a.id), *MISS)
+    assert [(type(e).__name__, getattr(e, "how", "")) for e in events][:3] == [
+        ("ReactionDone", "stayed"), ("ReactionDone", "cannot"), ("AttackRolled", "")]
+    attacker = by_name(tired, "A")
+    tired = tired.put(attacker.with_(moved=2.0 * attacker.movement - 0.5))
+    with pytest.raises(RulesError):
+        run(tired, C.Follow(a.id))
+
+
+def test_nobody_follows_a_move_at_range_or_without_ror_p9():
+    """p. 9: the following is the melee's ("I närstrid ... Alla andra i striden"): at
+    range no foe is asked; in melee without RÖR named nobody moves and nobody is asked."""
+    state, b = attacked(cover="19,3 22,3 22,5 19,5")
+    state, events = vigil(state, b, *MISS, x=20.0, y=2.6)
+    assert not any(isinstance(e, E.ReactionCalled) for e in events)
+    state, a, b = melee_of_four()
+    state, events = run(state, C.Vigilance(b.id, ("alertness",)), *MISS)
+    assert not any(isinstance(e, E.ReactionCalled) for e in events)
+
+
+def test_a_free_attacks_target_moving_in_vigilance_asks_the_foes_first_p9_p10():
+    """p. 10's free attack at one leaving melee, and p. 9: its target steps 1 m away with
+    RÖR; the free attacker may follow, and its own reaction is closed only once the
+    attack is over (it attacked: no second free attack)."""
+    state = fight({"weapons": (WEAPONS["knife"],), "right": "knife", "agility": 1},
+                  {"agility": 3, "x": 1.0, "npc": True})
+    a, b = by_name(state, "A"), by_name(state, "B")
+    state = state.put(by_name(state, "A").with_(cp=40))
+    state, _ = run(state, C.Move(a.id, -3.0, 0.0), 1, 1, 6, 6)  # A's escape goes badly
+    state, _ = run(state, C.Proceed(a.id))
+    assert [(r.kind, r.who) for r in state.reactions] == [("free_attack", b.id)]
+    state, _ = run(state, C.Attack(b.id, a.id, "unarmed"))
+    state, _ = run(state, C.Vigilance(a.id, ("agility",)))
+    assert [(r.kind, r.who) for r in state.reactions] == [
+        ("follow", b.id), ("free_attack", b.id)]
+    state, events = run(state, C.Follow(b.id), 1, 1, 1, 1, 1)
+    assert (by_name(state, "B").x, by_name(state, "B").reacting) == (0.0, True)
+    assert [r.kind for r in state.reactions] == ["free_attack"]
+    state, events = run(state, C.Abort(b.id))  # the kick held back: the reaction is over
+    assert of(events, E.ReactionDone).how == "attacked"
+    assert not state.reactions
+    assert not by_name(state, "B").reacting
+
+
+def test_the_policy_follows_unless_it_holds_a_ranged_weapon_p9():
+    """The simulation's default (rules/aoristos/combat/policy.py): a foe asked follows the
+    melee it fights in; a shooter keeps its range and stays."""
+    from rules.aoristos.combat import policy
+
+    state, a, b = melee_of_four()
+    state, _ = vigil(state, b)
+    assert policy.next_command(state, None, None) == C.Follow(a.id)
+    shooter = state.put(by_name(state, "A").with_(weapons=(WEAPONS["pistol"],), right="pistol"))
+    assert policy.next_command(shooter, None, None) == C.Pass(a.id)
 
 
 def test_the_range_is_counted_where_the_move_ends_p9_p10():

@@ -3,10 +3,11 @@ six steps (Steg för steg, p. 9): the threshold from vigilance and melee or rang
 the attack test and the hit area (p. 9), the attacker's abort, and the resolution:
 strength (p. 12), protection and cover (p. 12), damage (p. 12-13) and the wound
 (`wounds`). Also melee and firing in it (p. 10), distance aim (p. 11), automatic fire
-(p. 11), overwatch (p. 11), and the reactions: a free attack at one leaving melee (p. 10)
-and the watcher's reflex attack, or holding fire (p. 11).
+(p. 11), overwatch (p. 11), and the reactions: a free attack at one leaving melee (p. 10),
+the watcher's reflex attack, or holding fire (p. 11), and a foe following a melee's
+vigilance move (p. 9).
 
-Commands: Attack, Vigilance, Proceed, Abort, Pass, RangeAim, Overwatch.
+Commands: Attack, Vigilance, Proceed, Abort, Pass, Follow, RangeAim, Overwatch.
 """
 
 import math
@@ -34,9 +35,12 @@ from rules.aoristos.combat.reading import (
 )
 from rules.aoristos.combat.state import UNARMED, Combatant, Encounter, PendingAttack, pairs_get
 from rules.aoristos.combat.vigilance import (
+    SLACK,
     STAY,
     VigilanceMove,
     default_vigilance,
+    foes_who_may_follow,
+    room_left,
     vigilance_bonus,
     vigilance_move_plan,
     vigilance_options,
@@ -261,10 +265,14 @@ def passive_attack(state: Encounter, cmd: C.Attack, rng):
 
 
 def _pass(state: Encounter, cmd: C.Pass, rng):
-    if not state.reactions or state.reactions[0].who != cmd.id or state.attack is not None:
+    if not state.reactions or state.reactions[0].who != cmd.id:
         refuse(_("no reaction waits for this combatant"), "no_reaction")
     reaction = state.reactions[0]
     c = combatant(state, cmd.id)
+    if reaction.kind == "follow":  # p. 9: "om de vill": it stays where it is
+        return [E.ReactionDone(c.id, "stayed")]
+    if state.attack is not None:
+        refuse(_("no reaction waits for this combatant"), "no_reaction")
     if reaction.kind == "free_attack":
         return [E.ReactionDone(c.id, "passed")]
     if reaction.must:
@@ -492,13 +500,15 @@ def roll_attack(
 ) -> list:
     """Steps 2-6 (p. 9): the ST, the vigilance move, the auto dice (p. 11), the attack test
     and the area roll; then the abort decision or the resolution. What the dice make of
-    it is `outcome.strike`, the function the preview's odds are the distribution of.
+    it is `outcome.strike`, the function the preview's odds are the distribution of. In
+    melee the foes who may follow the move (p. 9) are asked first: the dice wait for
+    their answers (`resume_attack`).
     `options`: the target's vigilance options, and `facts` the attack's
     `reading.AttackFacts`, when the caller has them; `move`, the vigilance move the
     target chose (`vigilance.vigilance_move_plan`; None: the engine's own)."""
     if facts is None:
         facts = attack_facts(state, attack)
-    attacker, target = facts.attacker, facts.target
+    target = facts.target
     if move is None:
         move = vigilance_move_plan(state, attack, facts) if "agility" in chosen else STAY
     end = move.to or (target.x, target.y)
@@ -517,6 +527,35 @@ def roll_attack(
     )
     out = [chose]
     after = fold(state, chose)
+    # p. 9: in melee the foes may follow the metre, each deciding for itself; the attack
+    # waits for them (its "follow" reactions) and goes on once they are answered
+    # (`resume_attack`, from `engine.settle`).
+    offers = foes_who_may_follow(state, facts, move)
+    for fid in offers:
+        called = E.ReactionCalled("follow", fid, target.id)
+        out.append(called)
+        after = fold(after, called)
+    if offers:
+        return Folded(state, out, after)
+    rolled = attack_dice(after, setup, rng)
+    return Folded(state, out + rolled, rolled.after)
+
+
+def resume_attack(state: Encounter, rng) -> list:
+    """The attack once its "follow" reactions are answered (p. 9): the dice of steps 4-6
+    from where everyone now stands, the ST as the vigilance set it."""
+    attack = state.attack
+    setup = attack_setup(state, attack, attack.vigilance, attack.threshold)
+    return attack_dice(state, setup, rng)
+
+
+def attack_dice(state: Encounter, setup: AttackSetup, rng) -> list:
+    """Steps 4-6 (p. 9) of `state.attack`, its vigilance chosen and its moves made: the
+    auto dice (p. 11), the attack test and the area roll; then the abort decision or the
+    resolution (`outcome.strike`)."""
+    attack = state.attack
+    attacker = combatant(state, attack.attacker)
+    target = combatant(state, attack.target)
     auto_dice = tuple([rng.randint(1, 6) for _ in range(setup.random_dice)])
     shots = setup.projectiles(auto_dice)
     hand = setup.hand(shots)
@@ -530,7 +569,7 @@ def roll_attack(
         area_hand_text, area_dice = str(ahand), area_roll.dice
         options = F.area_options(area_roll.dice, bool(ahand.free))
     struck = strike(setup, shots, sum(rolled.counted), options)
-    distance_now = distance(attacker, combatant(after, target.id))
+    distance_now = distance(attacker, target)
     abortable = struck.hit and distance_now <= VIGILANCE_RANGE
     rolled_event = E.AttackRolled(  # positional, as `attack_setup`'s: the fields' order
         attacker.id,
@@ -549,13 +588,27 @@ def roll_attack(
         struck.area,
         abortable,
     )
-    out.append(rolled_event)
-    after = fold(after, rolled_event)
+    out = [rolled_event]
+    after = fold(state, rolled_event)
     if not abortable:
         resolved = resolve_attack(after, rng, (setup, struck))
         out += resolved
         after = resolved.after
     return Folded(state, out, after)
+
+
+def _follow(state: Encounter, cmd: C.Follow, rng):
+    """p. 9: a foe in the melee follows the target's vigilance move, as far the same way,
+    at no KP (vigilance is no action, p. 8); only its own "follow" reaction lets it."""
+    reaction = state.reactions[0] if state.reactions else None
+    if reaction is None or reaction.kind != "follow" or reaction.who != cmd.id:
+        refuse(_("no vigilance move waits for this combatant to follow it"), "no_reaction")
+    f = combatant(state, cmd.id)
+    attack = state.attack
+    dx, dy, metres = attack.step
+    if room_left(f) < metres - SLACK:
+        refuse(_("{name} has no metre left this round"), "vigilance_move", name=f.name)
+    return [E.Followed(f.id, reaction.target, round(f.x + dx, 2), round(f.y + dy, 2), metres)]
 
 
 def _proceed(state: Encounter, cmd: C.Proceed, rng):
@@ -700,6 +753,7 @@ HANDLERS = {
     C.Proceed: _proceed,
     C.Abort: _abort,
     C.Pass: _pass,
+    C.Follow: _follow,
     C.RangeAim: _range_aim,
     C.Overwatch: _overwatch,
 }

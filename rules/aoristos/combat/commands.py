@@ -281,8 +281,17 @@ class Abort:
 
 @dataclass(frozen=True)
 class Pass:
-    """Let a reaction go (p. 10-11): no free attack on the one leaving melee; on overwatch,
-    the voluntary SIN test to hold fire."""
+    """Let a reaction go (p. 9-11): no free attack on the one leaving melee; on overwatch,
+    the voluntary SIN test to hold fire; not following a melee's vigilance move (stay)."""
+
+    id: str
+
+
+@dataclass(frozen=True)
+class Follow:
+    """Follow the target's vigilance move in a melee (p. 9: "Alla andra i striden får
+    hänga på och röra sig lika långt åt samma håll, om de vill"): the foe whose "follow"
+    reaction waits moves as far the same way, at no KP. `pass` stays."""
 
     id: str
 
@@ -333,6 +342,7 @@ COMMANDS: dict[str, type] = {
     "proceed": Proceed,
     "abort": Abort,
     "pass": Pass,
+    "follow": Follow,
     "continue": Continue,
     "end_activation": EndActivation,
     **scene.COMMANDS,  # the battle map's walls, cover and picture (GM)

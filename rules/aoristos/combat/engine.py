@@ -32,6 +32,7 @@ from rules.aoristos.combat.fold import evolve
 from rules.aoristos.combat.movement import move_events, watch_triggers
 from rules.aoristos.combat.reading import needs_ammo, require_active
 from rules.aoristos.combat.state import POSTURES, Combatant, Encounter
+from rules.aoristos.combat.vigilance import SLACK, room_left
 from rules.combat_kit import check_weapons, combatant, refuse, require_open
 from rules.errors import gettext_noop as _
 
@@ -48,7 +49,8 @@ def play(state: Encounter, command, rng) -> tuple:
 def settle(state: Encounter, rng) -> list:
     """What follows by itself once a command's events are in: a passive attack that ended
     closes its reaction; a reaction nobody can take lapses; an escape whose free attacks
-    are done completes its move (p. 10-11)."""
+    are done completes its move (p. 10-11); an attack whose foes have answered whether
+    they follow the target's vigilance move rolls on (p. 9)."""
     return settled(state, rng)[0]
 
 
@@ -68,6 +70,16 @@ def settled(state: Encounter, rng) -> tuple[list, Encounter]:
 
 def next_settlement(state: Encounter, rng):
     if state.attack is not None:
+        if state.attack.stage != "follow":
+            return None
+        # p. 9: the foes who may follow a melee's vigilance move, in turn; one who no
+        # longer can lapses; once all are answered the attack goes on.
+        if not state.reactions or state.reactions[0].kind != "follow":
+            return list(attacks.resume_attack(state, rng))
+        reaction = state.reactions[0]
+        who = state.get(reaction.who)
+        if who is None or not who.acts or room_left(who) < state.attack.step[2] - SLACK:
+            return E.ReactionDone(reaction.who, "cannot")
         return None
     if state.reactions:
         reaction = state.reactions[0]

@@ -362,11 +362,23 @@ class ReactionCalled:
 
 
 @dataclass(frozen=True)
-class ReactionDone:
-    """A reaction answered: attacked, let pass, or held fire with a SIN test."""
+class Followed:
+    """A foe in the melee followed the target's vigilance move (p. 9): to (x, y), `metres`
+    as far the same way, no KP; its "follow" reaction is answered."""
 
     who: str
-    how: str  # "attacked", "passed", "held", "must_attack", "cannot"
+    target: str
+    x: float
+    y: float
+    metres: float
+
+
+@dataclass(frozen=True)
+class ReactionDone:
+    """A reaction answered: attacked, let pass, held fire with a SIN test, stayed."""
+
+    who: str
+    how: str  # "attacked", "passed", "held", "must_attack", "cannot", "stayed"
     test: tuple[tuple[int, ...], int, int, bool] | None = None
 
 
@@ -419,6 +431,7 @@ EVENT_TYPES = {
         EscapeTested,
         EscapeDecided,
         ReactionCalled,
+        Followed,
         ReactionDone,
         Woke,
         EncounterEnded,

@@ -263,8 +263,8 @@ def _vigilance_chosen(state: Encounter, event: E.VigilanceChosen) -> Encounter:
     }
     if event.prone:  # p. 9: 1 m of the move swapped for diving to the ground
         changes["posture"] = "lying"
-    state = state.put(copied(c, changes), attack=attack)
     dx, dy = x - c.x, y - c.y
+    state = state.put(copied(c, changes), attack=changed(attack, step=(dx, dy, event.moved)))
     for fid in event.followers:  # p. 9: as far, the same way
         f = combatant(state, fid)
         fx, fy = round(f.x + dx, 2), round(f.y + dy, 2)
@@ -387,11 +387,35 @@ def _escape_decided(state: Encounter, event: E.EscapeDecided) -> Encounter:
 
 def _reaction_called(state: Encounter, event: E.ReactionCalled) -> Encounter:
     reaction = Reaction(event.kind, event.who, event.target)
+    if event.kind == "follow" and state.attack is not None:
+        # p. 9: the attack waits for them; they come before the reactions already waiting
+        # (a free attack whose target moves in its vigilance: the attack is that reaction's).
+        ahead = 0
+        while ahead < len(state.reactions) and state.reactions[ahead].kind == "follow":
+            ahead += 1
+        reactions = (*state.reactions[:ahead], reaction, *state.reactions[ahead:])
+        attack = changed(state.attack, stage="follow")
+        return changed(state, reactions=reactions, attack=attack)
     return changed(state, reactions=(*state.reactions, reaction))
+
+
+def _followed(state: Encounter, event: E.Followed) -> Encounter:
+    """p. 9: as far the same way as the target, at no KP; the reaction answered."""
+    f = combatant(state, event.who)
+    moved = f.with_(
+        x=event.x,
+        y=event.y,
+        moved=round(f.moved + event.metres, 2),
+        moved_since_activation=True,
+        path=trail(f, event.x, event.y),
+    )
+    return state.put(moved, reactions=state.reactions[1:])
 
 
 def _reaction_done(state: Encounter, event: E.ReactionDone) -> Encounter:
     reaction = state.reactions[0]
+    if reaction.kind == "follow":  # stayed, or could not: the one who reacts is not this
+        return changed(state, reactions=state.reactions[1:])
     if event.how == "must_attack":
         return changed(state, reactions=(changed(reaction, must=True), *state.reactions[1:]))
     c = combatant(state, event.who)
@@ -444,6 +468,7 @@ FOLDS = {
     E.EscapeTested: _escape_tested,
     E.EscapeDecided: _escape_decided,
     E.ReactionCalled: _reaction_called,
+    E.Followed: _followed,
     E.ReactionDone: _reaction_done,
     E.Woke: _woke,
     E.EncounterEnded: _encounter_ended,

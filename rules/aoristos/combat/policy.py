@@ -7,7 +7,10 @@ Answers first, in the order the fight asks for them (`view.prompts`):
    properties, `default`), as the page suggests.
 2. **An attacker's abort** (p. 9, a hit within 10 m): it goes on.
 3. **A reaction** (a free attack at a foe leaving melee, p. 10; overwatch, p. 11): it
-   attacks with the first weapon in hand the rules allow, else lets it pass.
+   attacks with the first weapon in hand the rules allow, else lets it pass. A foe
+   offered to follow a melee's vigilance move (p. 9; offered only to those in melee with
+   the target, the attacker first) follows it, staying in the melee it fights in, unless
+   it holds a ranged weapon: a shooter keeps its range (as in 10 below) and stays.
 4. **An escape from melee that went badly** (p. 10): the mover goes on.
 
 Then the active combatant, once per step of its activation:
@@ -84,6 +87,8 @@ def next_command(state: Encounter, plan, fight):
     if attack is not None:
         if attack.stage == "vigilance":
             return C.Vigilance(attack.target, (), True)  # the offer (`default`)
+        if attack.stage == "follow":
+            return _follow(state, state.reactions[0])
         return C.Proceed(attack.attacker)
     if state.reactions:
         return _reaction(state, state.reactions[0])
@@ -103,6 +108,15 @@ def _reaction(state: Encounter, reaction):
             continue
         return command
     return C.Pass(who.id)
+
+
+def _follow(state: Encounter, reaction):
+    """p. 9: a foe in the melee follows the target's metre, unless it holds a ranged
+    weapon (a shooter keeps its range, as `_close_in`)."""
+    who = state.get(reaction.who)
+    if any((w := who.weapon(k)) is not None and w.ranged for k in who.held):
+        return C.Pass(who.id)
+    return C.Follow(who.id)
 
 
 def _activation(state: Encounter, c: Combatant, plan, fight):

@@ -199,7 +199,8 @@ class PendingAttack:
     called_area: str | None
     passive: bool
     # "vigilance", "confirm" (a vigilance move toward cover the map does not show waits
-    # for the GM), then "abort" (after the roll)
+    # for the GM), "follow" (the foes in a melee may follow the target's metre, p. 9: their
+    # "follow" reactions wait), then "abort" (after the roll)
     stage: str = "vigilance"
     threshold: int = 0
     threshold_parts: tuple[tuple[str, int], ...] = ()
@@ -212,6 +213,9 @@ class PendingAttack:
     # (properties, (x, y), prone).
     proposal: Any = None
     limb: str | None = None  # an unarmed attack's striking limb (p. 8)
+    # The target's vigilance move (dx, dy, metres), once made: who follows it moves as far
+    # the same way (p. 9). None: it did not move.
+    step: tuple[float, float, float] | None = None
 
 
 @dataclass(frozen=True)
@@ -222,7 +226,10 @@ class Reaction:
       aim allowed), or let it pass;
     * "overwatch": `who` must attack `target`, who showed up in the watched sphere
       (normal cost, no aim), unless a voluntary SIN test lets them hold fire (`must`
-      once that test failed)."""
+      once that test failed);
+    * "follow": a foe in the melee may follow `target`'s vigilance move (p. 9: "Alla
+      andra i striden får hänga på"), 1 m the same way at no KP, or stay; the attack
+      waits for it (its stage "follow")."""
 
     kind: str
     who: str

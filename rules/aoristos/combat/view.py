@@ -337,6 +337,26 @@ def vigilance_preview(
     return out
 
 
+def follow_prompt(state: Encounter, attack: PendingAttack, reaction) -> dict:
+    """A foe in the melee on the target's vigilance move (p. 9: "Alla andra i striden får
+    hänga på ... om de vill"): follow it as far the same way (`to`, `metres`, no KP), or
+    stay. For the foe's own controller: its player, or the GM for an NPC."""
+    who = state.get(reaction.who)
+    target = state.get(reaction.target)
+    dx, dy, metres = attack.step
+    return {
+        "kind": "follow",
+        "for": who.id,
+        "who": who.name,
+        "target": target.id,
+        "target_name": target.name,
+        "attacker": state.get(attack.attacker).name,
+        "is_attacker": who.id == attack.attacker,
+        "metres": metres,
+        "to": [round(who.x + dx, 2), round(who.y + dy, 2)],
+    }
+
+
 def prompts(state: Encounter, viewer: Viewer) -> list[dict]:
     attack = state.attack
     if attack is not None and attack.stage == "confirm":
@@ -352,6 +372,8 @@ def prompts(state: Encounter, viewer: Viewer) -> list[dict]:
         }]
     if attack is not None and attack.stage == "vigilance":
         prompt = vigilance_prompt(state, attack)
+    elif attack is not None and attack.stage == "follow" and state.reactions:
+        prompt = follow_prompt(state, attack, state.reactions[0])
     elif attack is not None:
         prompt = {"kind": "abort", "for": attack.attacker, "area": attack.roll.area}
     elif state.reactions:
@@ -618,6 +640,8 @@ def describe_one(state: Encounter, event, viewer: Viewer) -> dict:
     """One event's log line (`state`: the encounter just before it)."""
     data = encode(event)
     kind = data.pop("_")
+    if kind == "ReactionCalled":  # its own "kind" is the reaction's: the line's is the event's
+        data["reaction"] = data.pop("kind")
     if kind == "CombatantAdded":
         c = event.combatant
         return {"kind": kind, "id": c.id, "name": c.name, "npc": c.npc, "side": c.side}

@@ -1,7 +1,8 @@
 """Vigilance (vaksamhet, p. 8-9): the properties a target may set against an attack,
 the offer of the three best, its bonus (left-over KP, or SIN in the first round), and
 the move a target makes with RÖR in its vigilance (p. 9), where it chooses it
-(`vigilance_move_plan`: toward known cover, a dive, melee followers). The attack's
+(`vigilance_move_plan`: toward known cover, a dive, melee followers), and the foes in a
+melee who may follow it on their own (`foes_who_may_follow`). The attack's
 threshold, of which vigilance is the larger part, is `attacks.threshold_parts`.
 """
 
@@ -160,7 +161,7 @@ def move_reach(target: Combatant, melee: bool) -> int:
     return 1 if melee else max(1, target.agility)
 
 
-def _room(target: Combatant) -> float:
+def room_left(target: Combatant) -> float:
     """Metres still free in the round (p. 7: 2 × Förflyttning, on the ground Förflyttning)."""
     room = effective_movement(target) * (2 if target.posture == "standing" else 1)
     return room - target.moved
@@ -181,6 +182,7 @@ def vigilance_move_plan(
     In melee: 1 m away from the attacker (`facts.move_to`), and "Alla andra i striden får
     hänga på och röra sig lika långt åt samma håll, om de vill": `followers`, others of
     the target's side in the melee (within melee reach of it) with the metre to spare.
+    The foes in it decide for themselves once the move is made (`foes_who_may_follow`).
     At range: "minst 1 meter och upp till målets Rörlighet i meter mot valfritt känt
     skydd inom 10 meter. Om inget skydd finns är rörelsen vinkelrät mot anfallarens
     siktlinje. 1 meter av sådan förflyttning går att byta ut mot att målet kastar sig
@@ -210,7 +212,7 @@ def vigilance_move_plan(
             seen.add(fid)
             if math.hypot(f.x - target.x, f.y - target.y) > state.house.melee_reach:
                 refuse(_("{name} is not in this melee"), "vigilance_move", name=f.name)
-            if _room(f) < 1 - SLACK:
+            if room_left(f) < 1 - SLACK:
                 refuse(_("{name} has no metre left this round"), "vigilance_move", name=f.name)
         return VigilanceMove(facts.move_to, 1.0, False, tuple(followers), 0)
     if followers:
@@ -233,7 +235,7 @@ def vigilance_move_plan(
             least=least,
             most=reach,
         )
-    if metres > _room(target) + SLACK:
+    if metres > room_left(target) + SLACK:
         refuse(_("{name} has not so many metres left this round (p. 7)"), "vigilance_move",
                name=target.name)
     covers = known_cover(state, target)
@@ -259,3 +261,26 @@ def vigilance_move_plan(
     there = any(polygon_distance(*to, shape.points) <= IN_COVER for _i, shape in covers)
     cover_after = state.house.vigilance_cover_areas if there else 0
     return VigilanceMove(to if metres > SLACK else None, metres, prone, (), cover_after)
+
+
+def foes_who_may_follow(state: Encounter, facts: AttackFacts, move: VigilanceMove) -> list[str]:
+    """p. 9, in melee: "Alla andra i striden får hänga på och röra sig lika långt åt samma
+    håll, om de vill": the foes of the target who may follow its metre, each deciding for
+    itself (its "follow" reaction, answered by its player or the GM for an NPC): every
+    combatant not of the target's side who was within melee reach of the target before
+    the move, acts, and has the metre left in its round (`room_left`). The attacker first
+    (the one the metre takes the target from), then the others in the roster's order.
+    Nobody at range, nor when the target did not move. `state`: before the move."""
+    if not facts.melee_attack or move.to is None:
+        return []
+    target, attacker = facts.target, facts.attacker
+    reach = state.house.melee_reach
+    out = [
+        o.id
+        for o in state.combatants
+        if o.side != target.side
+        and o.acts
+        and math.hypot(o.x - target.x, o.y - target.y) <= reach
+        and room_left(o) >= move.metres - SLACK
+    ]
+    return sorted(out, key=lambda cid: cid != attacker.id)  # stable: the attacker first
