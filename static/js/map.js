@@ -268,36 +268,10 @@
     const form = vigilForm(v.id);
     if (!form) return;
     chosen = { kind: "vigil", x, y };
-    plan.replaceChildren();
-    el("line", { x1: v.x, y1: v.y, x2: x, y2: y, class: "map-path", "data-testid": "map-path" }, plan);
-    el("circle", { cx: x, cy: y, r: 0.3, class: "map-target" }, plan);
     const prone = form.querySelector("[data-vigil-prone]")?.checked;
-    const url = new URL(section.dataset.previewUrl, window.location.href);
-    url.search = new URLSearchParams({ id: v.id, x, y, ...(prone ? { prone: "1" } : {}) }).toString();
-    const asked = ++previewAsked;
-    let answer;
-    try {
-      const response = await fetch(url, { credentials: "same-origin", headers: { Accept: "application/json" } });
-      answer = await response.json();
-    } catch {
-      return;
-    }
-    if (asked !== previewAsked || chosen?.kind !== "vigil") return;
-    openSheet();
-    const head = document.createElement("p");
-    head.className = "map-sheet-head";
-    head.textContent = `${fmt(answer.metres ?? Math.hypot(x - v.x, y - v.y))} m → (${fmt(x)}; ${fmt(y)})`;
-    sheet.append(head);
-    if (answer.error || answer.refused) {
-      const why = document.createElement("p");
-      why.className = "map-refused";
-      why.dataset.testid = "map-refused";
-      why.textContent = `${words.cannot}: ${answer.refused || answer.error}`;
-      sheet.append(why);
-      plan.firstChild?.classList.add("refused");
-      keepInSight(x, y);
-      return;
-    }
+    const answer = await previewPoint(v, x, y, "vigil", prone ? { prone: "1" } : {});
+    if (!answer) return;
+    const where = sheet.querySelector(".map-sheet-head").textContent;
     // The attacker's chance with the properties ticked and RÖR, from where the move ends.
     const boxes = [...form.querySelectorAll('input[type=checkbox][name="properties"]')];
     const ticked = boxes.filter((box) => box.checked).map((box) => box.value);
@@ -342,7 +316,7 @@
       const point = form.querySelector("[data-vigil-point]");
       if (point) {
         point.hidden = false;
-        point.textContent = head.textContent;
+        point.textContent = where;
       }
       vigilChosen = { id: v.id, to: [x, y] };
       clearChoice();
@@ -486,29 +460,29 @@
   }
 
   let previewAsked = 0;
-  async function choosePoint(x, y) {
-    const me = activeOne();
-    if (!me || !data.acting) return;
-    chosen = { kind: "point", x, y };
-    drawTokens();
+  // A point tapped for `who`'s move (its own, or a vigilance move): the path drawn, the
+  // engine's preview asked (`params` besides the point), the sheet opened with the metres.
+  // The preview's answer, or null when a newer tap came first or the move is refused (the
+  // sheet then says why).
+  async function previewPoint(who, x, y, kind, params = {}) {
     plan.replaceChildren();
-    el("line", { x1: me.x, y1: me.y, x2: x, y2: y, class: "map-path", "data-testid": "map-path" }, plan);
+    el("line", { x1: who.x, y1: who.y, x2: x, y2: y, class: "map-path", "data-testid": "map-path" }, plan);
     el("circle", { cx: x, cy: y, r: 0.3, class: "map-target" }, plan);
     const asked = ++previewAsked;
     const url = new URL(section.dataset.previewUrl, window.location.href);
-    url.search = new URLSearchParams({ id: me.id, x, y }).toString();
+    url.search = new URLSearchParams({ id: who.id, x, y, ...params }).toString();
     let answer;
     try {
       const response = await fetch(url, { credentials: "same-origin", headers: { Accept: "application/json" } });
       answer = await response.json();
     } catch {
-      return;
+      return null;
     }
-    if (asked !== previewAsked || chosen?.kind !== "point") return;
+    if (asked !== previewAsked || chosen?.kind !== kind) return null;
     openSheet();
     const head = document.createElement("p");
     head.className = "map-sheet-head";
-    head.textContent = `${fmt(answer.metres ?? Math.hypot(x - me.x, y - me.y))} m → (${fmt(x)}; ${fmt(y)})`;
+    head.textContent = `${fmt(answer.metres ?? Math.hypot(x - who.x, y - who.y))} m → (${fmt(x)}; ${fmt(y)})`;
     sheet.append(head);
     if (answer.error || answer.refused) {
       const why = document.createElement("p");
@@ -518,8 +492,18 @@
       sheet.append(why);
       plan.firstChild?.classList.add("refused");
       keepInSight(x, y);
-      return;
+      return null;
     }
+    return answer;
+  }
+
+  async function choosePoint(x, y) {
+    const me = activeOne();
+    if (!me || !data.acting) return;
+    chosen = { kind: "point", x, y };
+    drawTokens();
+    const answer = await previewPoint(me, x, y, "point");
+    if (!answer) return;
     const notes = [];
     if (answer.extended) {
       notes.push(words.extended.replace("%(now)s", answer.now).replace("%(later)s", answer.later));
