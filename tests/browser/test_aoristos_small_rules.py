@@ -205,6 +205,8 @@ def test_the_small_rules_of_issue_45_on_a_phone(browser, site_server, setting_up
     parry = prompt.locator('input[name="properties"][value="melee_weapons"]')
     expect(parry).to_be_checked()  # the suggestion: the fencer's Närstridsvapen 20
     prompt.get_by_test_id("vigilance-submit").click()
+    # The fencer's RÖR steps 1 m away in the melee: Bruno, the attacker, may follow (p. 9).
+    page.get_by_test_id("follow-stay").click(timeout=LIVE)
     expect(log).to_contain_text("parry 1B", timeout=LIVE)
     expect(log.locator("li", has_text="parry 1B")).to_contain_text(
         re.compile(r"Bruno \((Höger ben|Right leg)\)"))

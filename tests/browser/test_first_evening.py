@@ -122,15 +122,22 @@ def not_under_the_sheet(page, x, y):
 
 def settle(gm, phone, system):
     """What the attack waits for, answered as the table would: the GM's NPC takes the
-    suggested vigilance (Aoristos) or no response (Phobia); the player goes on with a hit
-    within 10 m (Aoristos' abort prompt). T10's waits for no one here."""
+    suggested vigilance (Aoristos) or no response (Phobia); the player follows the NPC's
+    vigilance move and goes on with a hit within 10 m (Aoristos' abort prompt). T10's waits for no one here."""
     gm_answer = {"aoristos": "vigilance-default", "phobia": "pass"}.get(system)
     if gm_answer:
         gm.get_by_test_id(gm_answer).click(timeout=LIVE)
     if system == "aoristos":
+        # A vigilance move with RÖR in melee asks the attacker whether to follow (p. 9):
+        # Lina follows, keeping the melee. Then a hit within 10 m may still be aborted.
+        follow = phone.get_by_test_id("follow-go")
         proceed = phone.get_by_test_id("proceed")
-        done = phone.locator("#encounter-state:not(:has([data-testid=prompt-vigilance]))")
-        expect(proceed.or_(done).first).to_be_visible(timeout=LIVE)
+        done = phone.locator("#encounter-state:not(:has([data-testid^=prompt-]))")
+        expect(follow.or_(proceed).or_(done).first).to_be_visible(timeout=LIVE)
+        if follow.is_visible():
+            follow.click()
+            expect(follow).to_have_count(0, timeout=LIVE)
+            expect(proceed.or_(done).first).to_be_visible(timeout=LIVE)
         if proceed.is_visible():
             proceed.click()
 

@@ -118,11 +118,16 @@ def attack(gm, target):
 
 
 def settle_attack(gm):
-    """After the vigilance: the GM goes on with a hit within 10 m (the abort prompt), and
-    ends the NPC's activation."""
+    """After the vigilance: the GM's NPC follows a vigilance move in the melee (p. 9), goes
+    on with a hit within 10 m (the abort prompt), and ends the NPC's activation."""
+    follow = gm.get_by_test_id("follow-go")
     proceed = gm.get_by_test_id("proceed")
     turn = gm.get_by_test_id("your-turn")
-    expect(proceed.or_(turn)).to_be_visible(timeout=LIVE)
+    expect(follow.or_(proceed).or_(turn).first).to_be_visible(timeout=LIVE)
+    if follow.is_visible():
+        follow.click()
+        expect(follow).to_have_count(0, timeout=LIVE)
+    expect(proceed.or_(turn).first).to_be_visible(timeout=LIVE)
     if proceed.is_visible():
         proceed.click()
     expect(gm.get_by_test_id("prompt-abort")).to_have_count(0)
