@@ -123,7 +123,8 @@ def not_under_the_sheet(page, x, y):
 def settle(gm, phone, system):
     """What the attack waits for, answered as the table would: the GM's NPC takes the
     suggested vigilance (Aoristos) or no response (Phobia); the player follows the NPC's
-    vigilance move and goes on with a hit within 10 m (Aoristos' abort prompt). T10's waits for no one here."""
+    vigilance move and goes on with a hit within 10 m (Aoristos' abort prompt). T10's
+    waits for no one here."""
     gm_answer = {"aoristos": "vigilance-default", "phobia": "pass"}.get(system)
     if gm_answer:
         gm.get_by_test_id(gm_answer).click(timeout=LIVE)
