@@ -13,7 +13,9 @@ carries the CSRF token in X-CSRFToken as the pages do).
   An attack the rules refuse is 400 {"error", "ok": false, "why", "why_template", ...}.
 - GET  /api/v1/encounters/<id>/simulation (GM only): the latest simulated run (issue 29)
   with its progress and, once counted, its report (each side's chance, each combatant's
-  fates, the rounds, the p. 4 award); POST {"fights", "flees", "wait"} starts one (202;
+  fates, the rounds, the p. 4 award; while it plays, its running estimate); POST
+  {"precision", "seed", "flees", "wait"} starts one, played until its chances are known
+  to the precision (issue 46) (202;
   with "wait" true, 200 once it has ended within a few seconds, else 202 with its
   progress and a "note"); 429 {"error", "limit"} past a share of the queue; POST
   .../simulation/cancel cancels it.
@@ -161,6 +163,7 @@ def simulation_data(encounter, run) -> dict:
         **({"replaced_by": replaced_by} if replaced_by else {}),
         "version": run.version,
         "stale": run.version != encounter.version,
+        "precision": run.precision,
         "fights": run.fights,
         "seed": run.seed,
         "flees": run.flees,
@@ -168,6 +171,8 @@ def simulation_data(encounter, run) -> dict:
         "total": run.total,
         "shared": run.shared,
         "report": simulations.report(run.result) if run.result else None,
+        "estimate": (simulations.report(run.estimate)
+                     if run.estimate and run.status == Simulation.Status.RUNNING else None),
     }}
 
 
@@ -207,8 +212,10 @@ def busy(refused: simulations.Busy) -> JsonResponse:
 
 
 def simulation(request, pk: int):
-    """GET: the encounter's latest simulation (GM only). POST {"fights": 1000, "flees":
-    [ids], "wait": false}: start one (202).
+    """GET: the encounter's latest simulation (GM only), with its running estimate while
+    it plays. POST {"precision": 5, "seed": 7, "flees": [ids], "wait": false}: start one
+    (202), played until every chance it shows is known to ± "precision" percentage points
+    at 95 % (5, 3 or 1; issue 46); the same "seed" gives the same report.
 
     With "wait": true the request waits for the run in its page thread, at most
     SIMULATION_WAIT_SECONDS and only while fewer than a quarter of the page threads wait
@@ -226,13 +233,20 @@ def simulation(request, pk: int):
     body, failed = read_body(request)
     if failed:
         return failed
-    if set(body) - {"fights", "flees", "wait"}:
-        return error('send {"fights": <int>, "flees": [<combatant id>, ...], "wait": <bool>}',
-                     400)
-    fights = body.get("fights", simulations.DEFAULT_FIGHTS)
-    if isinstance(fights, bool) or fights not in simulations.FIGHT_CHOICES:
-        choices = ", ".join(str(n) for n in simulations.FIGHT_CHOICES)
-        return error(f"fights must be one of {choices}", 400)
+    if "fights" in body:
+        return error("a run plays until its chances are known, not a number of fights: "
+                     'send "precision" (5, 3 or 1 percentage points)', 400)
+    if set(body) - {"precision", "seed", "flees", "wait"}:
+        return error('send {"precision": <5, 3 or 1>, "seed": <int>, "flees": [<combatant '
+                     'id>, ...], "wait": <bool>}', 400)
+    precision = body.get("precision", simulations.sim.DEFAULT_PRECISION)
+    if isinstance(precision, bool) or precision not in simulations.PRECISIONS:
+        choices = ", ".join(f"{p:g}" for p in simulations.PRECISIONS)
+        return error(f"precision must be one of {choices} (percentage points)", 400)
+    seed = body.get("seed")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)
+                             or not 0 <= seed < simulations.MAX_SEED):
+        return error(f"seed must be a whole number from 0 below {simulations.MAX_SEED}", 400)
     flees = body.get("flees", [])
     if not isinstance(flees, list) or not all(isinstance(cid, str) for cid in flees):
         return error("flees must be a list of combatant ids", 400)
@@ -241,7 +255,8 @@ def simulation(request, pk: int):
     if encounter.ended:
         return error("the fight has ended: there is nothing left to simulate", 400)
     try:
-        run = simulations.start(encounter, request.user, fights=fights, flees=flees)
+        run = simulations.start(encounter, request.user, precision=float(precision),
+                                flees=flees, seed=seed)
     except simulations.Busy as refused:
         return busy(refused)
     if not body.get("wait"):

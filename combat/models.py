@@ -158,9 +158,11 @@ class MapPicture(models.Model):
 
 class Simulation(models.Model):
     """A run of simulated fights of an encounter (issue 29, `combat.simulations`): from
-    the state of `version`, played `fights` times off the request thread. The row is the
-    job: its status and progress (`done` of `total` fights, the award's runs included),
-    what the GM asked for, and the result once it is counted. Any process reads the
+    the state of `version`, played off the request thread until its chances are known to
+    ± `precision` points (issue 46), each part at most `fights` fights. The row is the
+    job: its status and progress (`done` fights of at most `total`, the award's runs
+    included), what the GM asked for, the running estimate while it plays and the result
+    once it is counted. Any process reads the
     progress; a cancel is this row's status, which the job sees at its next progress."""
 
     class Status(models.TextChoices):
@@ -168,16 +170,19 @@ class Simulation(models.Model):
         DONE = "done", _("Done")
         CANCELLED = "cancelled", _("Cancelled")
         FAILED = "failed", _("Failed")
+        INTERRUPTED = "interrupted", _("Interrupted")  # a worker process stopped in it
 
     encounter = models.ForeignKey(Encounter, on_delete=models.CASCADE, related_name="simulations")
     version = models.PositiveIntegerField()  # the encounter's version it was played from
-    fights = models.PositiveIntegerField()
+    fights = models.PositiveIntegerField()  # the most fights of one part (its cap)
+    precision = models.FloatField(default=5.0)  # ± percentage points at 95 % asked for
     seed = models.BigIntegerField()
     flees = models.JSONField(default=list)  # combatant ids that flee when wounded
-    status = models.CharField(max_length=10, choices=Status, default=Status.RUNNING)
+    status = models.CharField(max_length=12, choices=Status, default=Status.RUNNING)
     done = models.PositiveIntegerField(default=0)
     total = models.PositiveIntegerField()
     result = models.JSONField(null=True, blank=True)
+    estimate = models.JSONField(null=True, blank=True)  # the running estimate while it plays
     error = models.CharField(max_length=200, blank=True)
     shared = models.BooleanField(default=False)  # the players see it too
     created_by = models.ForeignKey(

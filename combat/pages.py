@@ -8,6 +8,7 @@ it and not one another: the panel needed the section and the section's views the
 encounter, a circle through a lazy import (issue 44).
 """
 
+import math
 import re
 from functools import wraps
 
@@ -145,9 +146,11 @@ def section_context(encounter: Encounter, membership, *, run=None, error: str = 
         context["sim_running"] = False
     else:
         interrupted = simulations.stalled(run)
+        running = run.status == Simulation.Status.RUNNING and not interrupted
         context |= {
-            "sim_running": run.status == Simulation.Status.RUNNING and not interrupted,
-            "sim_interrupted": interrupted,
+            "sim_running": running,
+            "sim_interrupted": interrupted or run.status == Simulation.Status.INTERRUPTED,
+            "sim_estimate": simulations.report(run.estimate) if running and run.estimate else None,
             "sim_percent": round(100 * run.done / run.total) if run.total else 0,
             "sim_stale": run.version != encounter.version,
             "sim_report": simulations.report(run.result) if run.result else None,
@@ -165,8 +168,11 @@ def section_context(encounter: Encounter, membership, *, run=None, error: str = 
             for c in state.combatants
             if c.npc
         ]
-        context["sim_fights"] = simulations.FIGHT_CHOICES
-        context["sim_default"] = run.fights if run is not None else simulations.DEFAULT_FIGHTS
+        context["sim_precisions"] = simulations.PRECISIONS
+        context["sim_default"] = (run.precision if run is not None
+                                  else simulations.sim.DEFAULT_PRECISION)
+        if not encounter.ended:
+            simulations.warm()  # its worker processes ready before the GM asks
     return context
 
 
@@ -188,8 +194,27 @@ def award_text(award: dict) -> dict:
     else:
         why = _("one character alone wins %(alone)s %% (below %(limit)s %%: 2 UP)") % {
             "alone": alone, "limit": house["award_alone_wins_percent"]}
+    precision = ""
+    if "decided" in award:  # issue 46: the row with its intervals
+        numbers = {
+            "confidence": round(100 * award["confidence"]),
+            "group_low": math.floor(100 * award["group_interval"][0]),
+            "group_high": math.ceil(100 * award["group_interval"][1]),
+            "alone_low": math.floor(100 * award["alone_interval"][0]),
+            "alone_high": math.ceil(100 * award["alone_interval"][1]),
+            "fights": award["alone_fights"],
+        }
+        if award["decided"]:
+            precision = _("Decided at %(confidence)s %%: the group wins %(group_low)s-"
+                          "%(group_high)s %%, one character alone %(alone_low)s-"
+                          "%(alone_high)s %%.") % numbers
+        else:
+            precision = _("Not decided at %(confidence)s %% after %(fights)s fights of each "
+                          "character alone: the group wins %(group_low)s-%(group_high)s %%, "
+                          "one character alone %(alone_low)s-%(alone_high)s %%, across a "
+                          "threshold. This is the row at the estimate.") % numbers
     return {"up": award["up"], "row": AWARD_ROWS[row], "why": why, "group": group,
-            "alone": alone}
+            "alone": alone, "decided": award.get("decided", True), "precision": precision}
 
 
 def award_url(encounter: Encounter, award: dict) -> str:

@@ -1,7 +1,7 @@
 """The encounter page's simulation (issue 29): the GM starts a run of simulated fights,
 watches its progress, cancels it, and shares the result with the players or not.
 
-- POST simulate/: start a run (fights, who flees when wounded); GM only.
+- POST simulate/: start a run (how precise, who flees when wounded); GM only.
 - GET simulate/: the section as the member may see it (the page polls it while a run
   goes on); a player sees a run only when the GM shared it.
 - POST simulate/cancel/, simulate/share/: GM only.
@@ -18,7 +18,6 @@ from django.views.decorators.http import require_POST
 from combat import simulations
 from combat.models import Encounter, Simulation
 from combat.pages import encounter_for, member_view, section_context
-from core.params import ascii_digits
 
 
 def section(request, encounter, membership, *, status: int = 200, **kwargs) -> HttpResponse:
@@ -66,17 +65,17 @@ def simulate(request, pk: int):
         return section(request, encounter, membership)
     if request.method != "POST":
         return HttpResponse(status=405, headers={"Allow": "GET, POST"})
-    fights = request.POST.get("fights", str(simulations.DEFAULT_FIGHTS))
-    fights = int(fights) if ascii_digits(fights, 5) else None
-    if fights not in simulations.FIGHT_CHOICES:
+    precision = {f"{p:g}": p for p in simulations.PRECISIONS}.get(
+        request.POST.get("precision", f"{simulations.sim.DEFAULT_PRECISION:g}"))
+    if precision is None:
         return section(request, encounter, membership, status=400,
-                       error=_("Choose how many fights to play."))
+                       error=_("Choose how precise the answer must be."))
     if encounter.ended:
         return section(request, encounter, membership, status=400,
                        error=_("The fight has ended: there is nothing left to simulate."))
     try:
         run = simulations.start(
-            encounter, request.user, fights=fights, flees=request.POST.getlist("flees")
+            encounter, request.user, precision=precision, flees=request.POST.getlist("flees")
         )
     except simulations.Busy as refused:
         return section(request, encounter, membership, status=429, error=busy_text(refused))

@@ -50,6 +50,7 @@ import time
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
+from multiprocessing import connection as mp_connection
 
 from django.conf import settings
 from django.db import close_old_connections, connection, transaction
@@ -61,8 +62,8 @@ from rules import simulation as sim
 
 log = logging.getLogger(__name__)
 
-DEFAULT_FIGHTS = 1000
-FIGHT_CHOICES = (200, 1000, 5000)
+PRECISIONS = sim.PRECISIONS  # the margins a GM may ask for (percentage points at 95 %)
+MAX_SEED = 2**62  # seeds are 0 up to this (a BigIntegerField holds them)
 MAX_QUEUED = 8  # runs queued or playing in one process; more are refused with a reason
 RUNS_PER_USER = 2  # defaults of SIMULATION_RUNS_PER_USER and _PER_CAMPAIGN
 RUNS_PER_CAMPAIGN = 2
@@ -177,12 +178,15 @@ def refusal(encounter_pk, campaign_pk, user_pk) -> Busy | None:
     return None
 
 
-def start(encounter: Encounter, user, *, fights: int = DEFAULT_FIGHTS, flees=()) -> Simulation:
-    """Store a run of `fights` fights from the encounter's state and queue it; a run of
-    the encounter still going is cancelled (replaced). Busy, and nothing changed, when a
+def start(encounter: Encounter, user, *, precision: float = sim.DEFAULT_PRECISION, flees=(),
+          seed: int | None = None) -> Simulation:
+    """Store a run from the encounter's state, to be played until its chances are known
+    to ± `precision` points (`rules.simulation.Run`), and queue it; a run of the
+    encounter still going is cancelled (replaced). Busy, and nothing changed, when a
     limit of the queue is reached (`refusal`), asked before the fight is read too, so a
     refusal costs no folding. `flees`: ids of combatants that flee when wounded (unknown
-    ids are dropped)."""
+    ids are dropped). `seed`: the run's dice (the same seed, the same report); a random
+    one by default."""
     owner = (encounter.pk, encounter.campaign_id, getattr(user, "pk", None))
     with _lock:
         refused = refusal(*owner)
@@ -196,11 +200,12 @@ def start(encounter: Encounter, user, *, fights: int = DEFAULT_FIGHTS, flees=())
     setup = None
     if encounter.system in AWARD_SYSTEMS:
         setup = setup_state(encounter, engine, folded)
+        if setup is not None and sim.characters_side(setup) is None:
+            setup = None  # nothing to award: no characters, or nobody against them
     house = {k: v for k, v in encounter.campaign.house().items() if k in sim.AWARD_DEFAULTS}
     same = setup is state
-    award_total = sim.award_fights(setup, fights, group_known=same) if setup is not None else 0
-    job = Job(None, (encounter.system, encounter.kind), state,
-              setup if award_total else None, same, house,
+    planned = sim.Run(state, seed=0, precision=sim.Precision(precision), setup=setup)
+    job = Job(None, (encounter.system, encounter.kind), state, setup, same, house,
               encounter_pk=owner[0], campaign_pk=owner[1], user_pk=owner[2])
     with _lock:
         refused = refusal(*owner)
@@ -217,10 +222,11 @@ def start(encounter: Encounter, user, *, fights: int = DEFAULT_FIGHTS, flees=())
             run = Simulation.objects.create(
                 encounter=encounter,
                 version=encounter.version,
-                fights=fights,
-                seed=secrets.randbits(62),
+                fights=planned.cap(),
+                precision=precision,
+                seed=secrets.randbits(62) if seed is None else seed,
                 flees=flees,
-                total=fights + award_total,
+                total=planned.most(),
                 created_by=user,
             )
         with _lock:
@@ -382,92 +388,70 @@ def cancel(run: Simulation) -> bool:
 
 
 class PlayerGone(Exception):
-    """The simulation process stopped in the middle of a run."""
+    """A simulation process stopped in the middle of a run."""
 
 
 class Player:
-    """A process of its own that plays the fights for one simulation thread.
+    """A worker process that plays batches of fights (`rules.simulation_player`).
 
-    Python runs one thread of a process at a time. A simulation thread in the server
-    process took that turn from the page threads at every hand-over: each time a page
-    thread gave it up (every database call does) it waited Python's switch interval to
-    have it back. With a run playing, a roll's median answer went from about 5 ms to
-    13-18 ms and its p99 from 12-16 ms to 39-50 ms, on a loaded 2-core machine
-    (tests/combat/test_simulation_stall.py); played here, the median stays at 4-5 ms
-    and the p99 within 2 x the idle one (17-70 ms beside 10-69 ms idle).
+    Why a process: Python runs one thread of a process at a time. A simulation thread in
+    the server process took that turn from the page threads at every hand-over: with a
+    run playing, a roll's median answer went from about 5 ms to 13-18 ms and its p99 from
+    12-16 ms to 39-50 ms on a loaded 2-core machine (tests/combat/test_simulation_stall.py);
+    played in a process of its own, the median stays at 4-5 ms.
 
-    The process holds no lock the pages need, and runs at a lower CPU priority
-    (`SIMULATION_NICE`, default nice 10): on a laptop at full speed on its spare core, on
-    a busy machine mostly after the pages (a nice-10 process gets about a tenth of a core
-    beside a busy one). SCHED_IDLE was tried first: it kept the rolls' p99 lowest, but on
-    a machine whose cores were both busy the run never played at all. A slow run, and the runs
-    queued behind it, still say every `PLAYER_BEAT_SECONDS` that they are alive, so they
-    are not taken for interrupted (`stalled`). It reads no database and needs only the
-    rules (`rules.simulation`): the simulation thread sends it a state and the call's
-    arguments, relays its progress to the row and sends it the cancel.
-
-    Started when its thread plays its first run (Django is set up in it once, about a
-    second), it plays one call at a time and ends when the server process ends (its end
-    of the pipe closes); one that stopped is started again for the next run."""
+    The process runs at a lower CPU priority (`SIMULATION_NICE`, default nice 10): on a
+    laptop at full speed on its spare core, on a busy machine mostly after the pages.
+    SCHED_IDLE (and nice 19) starved it outright on a machine whose cores were busy. It
+    reads no database and imports no Django (it starts in a fraction of a second): the
+    simulation thread sends it a run's states once and then its batches, and counts what
+    comes back (`Job`). It ends when the server process ends (its end of the pipe closes).
+    """
 
     def __init__(self):
         ours, theirs = multiprocessing.Pipe()
         self.connection = ours
         self.process = subprocess.Popen(
-            [sys.executable, "-c", PLAYER_CODE, str(theirs.fileno()),
+            [sys.executable, "-m", "rules.simulation_player", str(theirs.fileno()),
              str(getattr(settings, "SIMULATION_NICE", PLAYER_NICE))],
             pass_fds=(theirs.fileno(),),
             cwd=settings.BASE_DIR,
             stdin=subprocess.DEVNULL,
-            env={"DJANGO_SETTINGS_MODULE": "aoristos_site.settings", **os.environ},
         )
         theirs.close()
-        self.calls = 0
+        self.known: set[str] = set()  # the state tokens it has been sent
+        self.call = None  # the batch it plays: (call, part, index), or None when idle
 
     def alive(self) -> bool:
         return self.process.poll() is None and not self.connection.closed
 
-    def play(self, name: str, engine_key, state, *, progress, cancelled, **arguments):
-        """`rules.simulation`'s `name` ("simulate" or "award_for") of the engine
-        `engine_key` (system, kind), played in the process: `progress(done, total)` is
-        called as it plays, and once `cancelled()` the process is asked to stop (it
-        answers the fights played so far, as the rules core does)."""
-        self.calls += 1
-        call = self.calls
+    def send(self, call: int, token: str, engine_key, state, batch: tuple) -> None:
+        """Have it play `batch` (plan, seed, part, index, size) of the state `token`."""
         try:
-            self.connection.send((call, name, engine_key, state, arguments))
-            asked = False
-            last, heard = (0, 0), time.monotonic()
-            beaten = heard
-            while True:
-                if not asked and cancelled():
-                    self.connection.send(("cancel", call))
-                    asked = True
-                if time.monotonic() - beaten > PLAYER_BEAT_SECONDS:
-                    beaten = time.monotonic()
-                    keep_queued()
-                    if beaten - heard > PLAYER_BEAT_SECONDS:
-                        progress(*last)  # no new fights, but alive
-                if not self.connection.poll(PLAYER_POLL_SECONDS):
-                    continue
-                answer, of_call, *rest = self.connection.recv()
-                if of_call != call:
-                    continue
-                heard = time.monotonic()
-                if answer == "progress":
-                    last = tuple(rest)
-                    progress(*last)
-                elif answer == "result":
-                    return rest[0]
-                else:
-                    raise RuntimeError(rest[0])
+            if token not in self.known:
+                self.connection.send(("state", token, engine_key, state))
+                self.known.add(token)
+            self.connection.send(("batch", call, token, *batch))
+        except (BrokenPipeError, OSError) as gone:
+            self.connection.close()
+            raise PlayerGone(f"the simulation process stopped ({gone!r})") from None
+
+    def receive(self):
+        """(call, summary) of the batch it played, or (call, RuntimeError) with the rules'
+        error when the batch failed; PlayerGone when the process stopped."""
+        try:
+            answer, call, value = self.connection.recv()
         except (EOFError, OSError) as gone:
             self.connection.close()
             raise PlayerGone(f"the simulation process stopped ({gone!r})") from None
-        except BaseException:  # the row could not be written: the process stops the call
-            with contextlib.suppress(OSError):
-                self.connection.send(("cancel", call))
-            raise
+        return call, RuntimeError(value) if answer == "error" else value
+
+
+def processes() -> int:
+    """How many worker processes play a run (`SIMULATION_PROCESSES`; 0, the default: one
+    fewer than the machine's cores, at least 1, so a core is left for the pages)."""
+    configured = getattr(settings, "SIMULATION_PROCESSES", 0)
+    return configured if configured > 0 else max(1, (os.cpu_count() or 1) - 1)
 
 
 def keep_queued() -> None:
@@ -480,64 +464,32 @@ def keep_queued() -> None:
             updated_at=timezone.now())
 
 
-_local = threading.local()  # the Player of each simulation thread
+_players: list[Player] = []  # the simulation thread's worker processes
 
 
-def player() -> Player:
-    """This simulation thread's process, started when first needed (again when it
-    stopped)."""
-    found = getattr(_local, "player", None)
-    if found is None or not found.alive():
-        found = _local.player = Player()
-    return found
+def players() -> list[Player]:
+    """The simulation thread's worker processes, `processes()` of them, those that stopped
+    started again (called between runs only: a process lost in a run interrupts it)."""
+    _players[:] = [p for p in _players if p.alive()][: processes()]
+    while len(_players) < processes():
+        _players.append(Player())
+    return list(_players)
 
 
-PLAYED = frozenset({"simulate", "award_for"})
+_warm = threading.Event()
 
 
-def player_main(fd: int) -> None:
-    """The simulation process (`Player`): plays the calls it is sent, one at a time,
-    sending the progress and the result (or the error) back. It ends when the server
-    process's end of the pipe closes."""
-    from multiprocessing.connection import Connection
-
-    from rules.engine import engine_for
-
-    connection = Connection(fd)
-    while True:
-        try:
-            message = connection.recv()
-        except EOFError:
-            return
-        if message[0] == "cancel":
-            continue  # a cancel sent as the call it meant ended: nothing to stop
-        call, name, engine_key, state, arguments = message
-        asked = False
-
-        def cancelled() -> bool:
-            nonlocal asked
-            while not asked and connection.poll():  # EOFError: the server is gone
-                asked = connection.recv() == ("cancel", call)  # noqa: B023 (this call's)
-            return asked
-
-        def progress(done: int, total: int) -> None:
-            connection.send(("progress", call, done, total))  # noqa: B023
-
-        try:
-            if name not in PLAYED:
-                raise ValueError(f"not a simulation: {name!r}")
-            result = getattr(sim, name)(engine_for(*engine_key), state, **arguments,
-                                        progress=progress, cancelled=cancelled)
-        except (EOFError, BrokenPipeError):
-            return
-        except Exception as error:  # the rules' bug fails this run, not the process
-            connection.send(("error", call, f"{type(error).__name__}: {error}"[:200]))
-        else:
-            connection.send(("result", call, result))
+def warm() -> None:
+    """Start the worker processes ahead of a first run (a GM's page with the simulation's
+    form calls it): a run then plays at once, not after the processes start."""
+    if not _warm.is_set():
+        _warm.set()
+        executor().submit(players)
 
 
 class Job:
-    """One run, as the simulation thread plays it (its fights in the `Player`)."""
+    """One run, as the simulation thread plays it: its fights in the worker processes,
+    a step at a time (`rules.simulation.Run`), its estimate written as batches come in."""
 
     def __init__(self, pk, engine_key, state, setup, same, house, *, encounter_pk=None,
                  campaign_pk=None, user_pk=None):
@@ -547,6 +499,9 @@ class Job:
         self.stopped = False  # replaced, cancelled or drained: it plays no more fights
         self.ended = threading.Event()  # set once it will write its row no more
         self.written = 0.0
+        self.beaten = time.monotonic()  # when the queued rows were last marked alive
+        self.pending: dict = {}  # the batches of the step that plays, come back so far
+        self.calls = 0
 
     @property
     def active(self) -> bool:
@@ -557,55 +512,127 @@ class Job:
         close_old_connections()
         try:
             self.play()
+        except PlayerGone as gone:  # no half result: the estimate goes too
+            log.warning("simulation %s interrupted: %s", self.pk, gone)
+            Simulation.objects.filter(pk=self.pk).update(
+                status=Simulation.Status.INTERRUPTED, error=str(gone)[:200], estimate=None,
+                result=None, updated_at=timezone.now())
         except Exception as error:  # a bug must not leave the row running for ever
             log.exception("simulation %s failed", self.pk)
             Simulation.objects.filter(pk=self.pk).update(
-                status=Simulation.Status.FAILED, error=str(error)[:200]
+                status=Simulation.Status.FAILED, error=str(error)[:200], estimate=None
             )
         finally:
             connection.close()
 
+    def run_of(self, row: Simulation) -> sim.Run:
+        return sim.Run(self.state, seed=row.seed, plan=sim.Plan(flees=frozenset(row.flees)),
+                       precision=sim.Precision(row.precision),
+                       setup=self.setup,
+                       house=self.house)
+
     def play(self) -> None:
-        run = Simulation.objects.get(pk=self.pk)
-        if run.status != Simulation.Status.RUNNING:
+        row = Simulation.objects.get(pk=self.pk)
+        if row.status != Simulation.Status.RUNNING:
             return  # cancelled while it waited
-        plan = sim.Plan(flees=frozenset(run.flees))
-        summary = player().play(
-            "simulate", self.engine_key, self.state, fights=run.fights, seed=run.seed,
-            plan=plan, progress=self.progress(0, run.total), cancelled=self.cancelled,
-        )
-        award = None
-        if self.setup is not None and not self.stopped:
-            award = player().play(
-                "award_for", self.engine_key, self.setup, fights=run.fights, seed=run.seed,
-                plan=plan,
-                house=self.house, group=summary if self.same else None,
-                progress=self.progress(run.fights, run.total), cancelled=self.cancelled,
-            )
-        result = result_data(summary, award, self.state, plan, self.house)
-        done = run.fights if self.stopped else run.total
+        run = self.run_of(row)
+        pool = players()
+        self.pending = {}
+        while not run.finished and not self.stopped:
+            results = self.step(run, pool)
+            if results is None:
+                break  # stopped in the middle of the step
+            run.add(results)
+        result = result_data(run)
+        if self.stopped:  # cancelled: the fight's fights counted so far, this step's too
+            result = {**result, **summary_data(counted_fight(run, self.pending)),
+                      "award": None, "stopped": "cancelled"}
         finished = Simulation.objects.filter(pk=self.pk, status=Simulation.Status.RUNNING)
-        if not finished.update(status=Simulation.Status.DONE, done=done, result=result):
-            Simulation.objects.filter(pk=self.pk).update(result=result)  # cancelled: keep it
+        if not finished.update(status=Simulation.Status.DONE, done=run.played(),
+                               result=result, estimate=None, updated_at=timezone.now()):
+            # cancelled: keep what was counted
+            Simulation.objects.filter(pk=self.pk).update(
+                result=result if result["fights"] else None, estimate=None)
 
-    def progress(self, offset: int, total: int):
-        def report(done: int, _of: int) -> None:
-            now = time.monotonic()
-            if now - self.written < PROGRESS_SECONDS or self.stopped:
-                return
-            self.written = now
-            running = Simulation.objects.filter(pk=self.pk, status=Simulation.Status.RUNNING)
-            if not running.update(done=min(offset + done, total), updated_at=timezone.now()):
-                self.stopped = True
+    def step(self, run: sim.Run, pool: list[Player]) -> dict | None:
+        """Play the batches of `run`'s next step on the worker processes, one at a time on
+        each; None when the run was stopped meanwhile."""
+        waiting = list(run.wanted())
+        results: dict[tuple[str, int], sim.Summary] = {}
+        self.pending = results
+        calls: dict[int, tuple[str, int]] = {}
+        idle = [p for p in pool if p.call is None]
+        busy = [p for p in pool if p.call is not None]  # still playing a stopped run's batch
+        while waiting or len(results) < len(calls):
+            if self.stopped:
+                return None
+            while idle and waiting:
+                player = idle.pop()
+                key, index = waiting.pop(0)
+                self.calls += 1
+                calls[self.calls] = (key, index)
+                player.call = self.calls
+                player.send(self.calls, f"{self.pk}:{key}", self.engine_key,
+                            run.parts[key].state, (run.plan, run.seed, key, index, sim.BATCH))
+                busy.append(player)
+            ready = mp_connection.wait([p.connection for p in busy], PLAYER_POLL_SECONDS)
+            for player in [p for p in busy if p.connection in ready]:
+                call, summary = player.receive()
+                player.call = None
+                busy.remove(player)
+                idle.append(player)
+                if call not in calls:
+                    continue  # a batch of a run stopped before: dropped
+                if isinstance(summary, Exception):
+                    raise summary
+                results[calls[call]] = summary
+                self.progress(run, results)
+            if time.monotonic() - self.beaten > PLAYER_BEAT_SECONDS:  # alive, however slow
+                self.beaten = time.monotonic()
+                keep_queued()
+                self.progress(run, results, beat=True)
+        return results
 
-        return report
+    def progress(self, run: sim.Run, results: dict, *, beat: bool = False) -> None:
+        """Write how far the run is, with the estimate from the fights counted so far
+        (the steps done and this step's fight batches in order): the first at once, then
+        at most every PROGRESS_SECONDS (or a beat). A row no longer running stops it."""
+        now = time.monotonic()
+        first = self.written == 0.0
+        if not (first or beat or now - self.written >= PROGRESS_SECONDS) or self.stopped:
+            return
+        counted = counted_fight(run, results)
+        if first and counted.fights == run.parts["fight"].fights:
+            return  # the first estimate waits for the fight's first batch
+        self.written = now
+        played = run.played() + sum(s.fights for s in results.values())
+        estimate = estimate_data(run, counted)
+        running = Simulation.objects.filter(pk=self.pk, status=Simulation.Status.RUNNING)
+        if not running.update(done=min(played, run.most()), estimate=estimate,
+                              updated_at=timezone.now()):
+            self.stopped = True
 
     def cancelled(self) -> bool:
         return self.stopped
 
 
-def result_data(summary: sim.Summary, award, state, plan: sim.Plan, house: dict) -> dict:
-    """What a run found, as stored (JSON): the counts, and who was in the fight."""
+def counted_fight(run: sim.Run, results: dict) -> sim.Summary:
+    """The fight's fights counted so far: its steps done, and of the step that plays its
+    batches come back in order."""
+    fight = run.parts["fight"]
+    more, index = [], len(fight.batches)
+    while ("fight", index) in results:
+        more.append(results[("fight", index)])
+        index += 1
+    return sim.merge([*fight.batches, *more], run.seed) if more else fight.summary
+
+
+def combatants_data(state) -> list[dict]:
+    return [{"id": c.id, "name": c.name, "side": c.side, "npc": bool(c.npc)}
+            for c in state.combatants]
+
+
+def summary_data(summary: sim.Summary) -> dict:
     return {
         "fights": summary.fights,
         "seed": summary.seed,
@@ -614,25 +641,51 @@ def result_data(summary: sim.Summary, award, state, plan: sim.Plan, house: dict)
         "capped": summary.capped,
         "stuck": summary.stuck,
         "rounds": {str(k): v for k, v in sorted(summary.rounds.items())},
-        "round_cap": plan.round_cap,
         "fates": summary.fates,
-        "combatants": [
-            {"id": c.id, "name": c.name, "side": c.side, "npc": bool(c.npc)}
-            for c in state.combatants
-        ],
-        "award": None if award is None else {
-            "up": award.up,
-            "row": award.row,
-            "group_chance": award.group_chance,
-            "alone_chance": award.alone_chance,
-            "house": {**sim.AWARD_DEFAULTS, **house},
+    }
+
+
+def estimate_data(run: sim.Run, summary: sim.Summary) -> dict:
+    """The running estimate as stored: the fight's fights counted so far."""
+    return {**summary_data(summary), "round_cap": run.plan.round_cap,
+            "precision": run.precision.margin,
+            "combatants": combatants_data(run.parts["fight"].state), "award": None}
+
+
+def result_data(run: sim.Run) -> dict:
+    """What a run found, as stored (JSON): the fight's counts, who was in it, how precise
+    it is and why it stopped, and the award with its intervals."""
+    fight = run.parts["fight"]
+    estimate = run.award()
+    house = {**sim.AWARD_DEFAULTS, **run.house}
+    return {
+        **summary_data(fight.summary),
+        "round_cap": run.plan.round_cap,
+        "precision": run.precision.margin,
+        "stopped": fight.stopped or "cancelled",
+        "widest": round(sim.widest(fight.summary, fight.sides, fight.ids), 2),
+        "parts": {p.key: {"fights": p.fights, "stopped": p.stopped or "cancelled"}
+                  for p in run.parts.values()},
+        "combatants": combatants_data(fight.state),
+        "award": None if estimate is None or run.parts[run.group_key].open else {
+            "up": estimate.award.up,
+            "row": estimate.award.row,
+            "group_chance": estimate.award.group_chance,
+            "alone_chance": estimate.award.alone_chance,
+            "decided": estimate.decided,
+            "confidence": estimate.confidence,
+            "group_interval": list(estimate.group_interval),
+            "alone_interval": list(estimate.alone_interval),
+            "alone_fights": min(run.parts[f"alone:{cid}"].fights for cid in run.characters),
+            "house": house,
         },
     }
 
 
 def report(result: dict) -> dict:
-    """A stored result as the page and the API show it: each side's chance, each
-    combatant's fates in percent, the rounds' median and 90th percentile, the award."""
+    """A stored result (or estimate) as the page and the API show it: each side's chance
+    with its 95 % margin, each combatant's fates in percent, the widest margin of them,
+    the rounds' median and 90th percentile, why the run stopped, the award."""
     fights = result["fights"]
     summary = sim.Summary(
         fights=fights,
@@ -648,8 +701,12 @@ def report(result: dict) -> dict:
     for c in result["combatants"]:
         sides.setdefault(c["side"], []).append(c["name"])
     characters_side = next((c["side"] for c in result["combatants"] if not c["npc"]), None)
+    ids = [c["id"] for c in result["combatants"]]
     return {
         "fights": fights,
+        "precision": result.get("precision"),
+        "stopped": result.get("stopped"),
+        "widest": round(sim.widest(summary, list(sides), ids), 1),
         "sides": [
             {
                 "side": side,
@@ -657,12 +714,13 @@ def report(result: dict) -> dict:
                 "percent": sim.percent(summary.chance(side)),
                 "wins": summary.wins.get(side, 0),
                 "characters": side == characters_side,
-                "margin": margin(summary.chance(side), fights),
+                "margin": round(sim.margin_of(summary.wins.get(side, 0), fights), 1),
             }
             for side, names in sides.items()
         ],
         "draws": summary.draws,
         "capped": summary.capped - summary.stuck,
+        "capped_percent": sim.percent((summary.capped - summary.stuck) / fights) if fights else 0,
         "stuck": summary.stuck,
         "round_cap": result["round_cap"],
         "rounds_median": summary.rounds_percentile(0.5),
@@ -677,12 +735,3 @@ def report(result: dict) -> dict:
         ],
         "award": result.get("award"),
     }
-
-
-def margin(chance: float, fights: int) -> float:
-    """The 95 % margin of a simulated chance, in percentage points (the normal
-    approximation: 1.96 standard errors)."""
-    if not fights:
-        return 0.0
-    return round(196 * (chance * (1 - chance) / fights) ** 0.5, 1)
-

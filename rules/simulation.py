@@ -18,10 +18,12 @@ is called every `PROGRESS_EVERY` fights and `cancelled()` asked as often; a canc
 returns the fights played so far (`Summary.fights` says how many).
 """
 
+import math
 import random
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
+from statistics import NormalDist
 
 from rules.errors import RulesError
 
@@ -322,3 +324,302 @@ def award_fights(state, fights: int, *, group_known: bool = False) -> int:
         return 0
     characters = sum(1 for c in state.combatants if not c.npc)
     return fights * (characters + (0 if group_known else 1))
+
+
+# Precision-driven runs (issue 46) ------------------------------------------------------------
+#
+# A run no longer plays a fixed number of fights: it plays them in batches until every
+# chance its page shows is known to the precision asked for, or to a cap, and says which.
+#
+# - **Batches.** Fight i of batch b of part p is played with dice drawn from a seed made of
+#   (the run's seed, p, b) alone (`batch_seed`), so a batch is the same wherever and
+#   whenever it is played: by one worker process or by several, in any order.
+# - **Steps.** A run asks for a step at a time: the next `STEP_BATCHES` batches of every
+#   part still open (`Run.wanted`), and decides only once the whole step is counted
+#   (`Run.add`), in batch order. So what it decides, and its report, depend on the seed
+#   alone, never on how many workers played the step or which finished first.
+# - **The shown chances** (each side's win, both sides falling, the round cap, every
+#   combatant's every fate) are known to ± `margin` percentage points at 95 % when the
+#   Wilson interval of each is that narrow (`widest`). Each is its own interval, not a
+#   joint one; and a run that looks at its interval after every step is a little less
+#   sure than the 95 % of a fixed count (the page says "about").
+# - **The award's row** (p. 4) is decided at 99 % when every corner of the group's and the
+#   average character's intervals gives the same row (`Run.decided`); the characters'
+#   intervals are each at 1 - 1 % / (characters + 1) (Bonferroni), so all of them hold
+#   together at 99 %. A group surely threatened needs no character alone: their runs stop
+#   then too. The award's runs stop as soon as the row is decided.
+# - **The cap** of a part is the count at which a chance of 50 %, the widest, is known to
+#   the margin (`Precision.cap`): the shown chances never need more, and an award still
+#   undecided there is reported undecided, with its intervals.
+
+BATCH = 25  # fights per batch
+STEP_BATCHES = 4  # batches of every open part per step: 100 fights
+FUTILE_AFTER = 2 * BATCH * STEP_BATCHES  # fights before an award may be found undecidable
+PRECISIONS = (5.0, 3.0, 1.0)  # the margins a GM may ask for, percentage points at 95 %
+DEFAULT_PRECISION = 5.0
+Z95 = NormalDist().inv_cdf(0.975)
+AWARD_CONFIDENCE = 0.99
+
+
+@dataclass(frozen=True)
+class Precision:
+    """What a run must know: every shown chance to ± `margin` percentage points at 95 %,
+    the award's row at `award_confidence`."""
+
+    margin: float = DEFAULT_PRECISION
+    award_confidence: float = AWARD_CONFIDENCE
+
+    def cap(self) -> int:
+        """The fights after which a chance of 50 % is known to the margin (whole steps)."""
+        needed = math.ceil((Z95 / (2 * self.margin / 100)) ** 2)
+        step = BATCH * STEP_BATCHES
+        return step * math.ceil(needed / step)
+
+
+def wilson(hits: int, n: int, z: float = Z95) -> tuple[float, float]:
+    """The Wilson score interval of a chance seen `hits` times in `n` (0-1)."""
+    if n <= 0:
+        return 0.0, 1.0
+    p = hits / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def margin_of(hits: int, n: int, z: float = Z95) -> float:
+    """Half the Wilson interval's width, in percentage points."""
+    low, high = wilson(hits, n, z)
+    return 100 * (high - low) / 2
+
+
+def shown_counts(summary: Summary, sides: Iterable[str], ids: Iterable[str]) -> list[int]:
+    """Every count whose chance a report shows: each side's wins, both falling, the cap,
+    and each combatant's every fate."""
+    counts = [summary.wins.get(side, 0) for side in sides]
+    counts += [summary.draws, summary.capped]
+    for cid in ids:
+        fates = summary.fates.get(cid, {})
+        counts += [fates.get(name, 0) for name in FATES]
+    return counts
+
+
+def widest(summary: Summary, sides: Iterable[str], ids: Iterable[str]) -> float:
+    """The widest margin (pp at 95 %) of the chances a report of `summary` shows."""
+    if not summary.fights:
+        return 100.0
+    return max(margin_of(k, summary.fights) for k in shown_counts(summary, sides, ids))
+
+
+def batch_seed(seed: int, part: str, index: int) -> int:
+    """The seed of batch `index` of part `part` (str seeds are hashed with SHA-512: the
+    same in every process, whatever PYTHONHASHSEED)."""
+    return random.Random(f"{seed}/{part}/{index}").getrandbits(64)
+
+
+def play_batch(engine, state, plan: Plan, seed: int, part: str, index: int,
+               size: int = BATCH) -> Summary:
+    """Batch `index` of part `part`: `size` fights, each with its own seed."""
+    seeds = random.Random(batch_seed(seed, part, index))
+    return summarise(
+        (play_out(engine, state, random.Random(seeds.getrandbits(64)), plan) for _ in range(size)),
+        seed,
+    )
+
+
+def merge(summaries: Iterable[Summary], seed: int) -> Summary:
+    """Summaries of disjoint fights, counted as one."""
+    wins, rounds, fates = Counter(), Counter(), {}
+    fights = draws = capped = stuck = 0
+    for s in summaries:
+        fights += s.fights
+        draws += s.draws
+        capped += s.capped
+        stuck += s.stuck
+        wins.update(s.wins)
+        rounds.update(s.rounds)
+        for cid, counts in s.fates.items():
+            fates.setdefault(cid, Counter()).update(counts)
+    return Summary(fights=fights, seed=seed, wins=dict(wins), draws=draws, capped=capped,
+                   rounds=dict(rounds), fates={c: dict(f) for c, f in fates.items()},
+                   stuck=stuck)
+
+
+EMPTY = Summary(fights=0, seed=0, wins={}, draws=0, capped=0, rounds={}, fates={})
+
+
+@dataclass
+class Part:
+    """One set of fights of a run: the fight itself ("fight"), the whole group from the
+    set-up when that is not the fight's own state ("group"), a character alone
+    ("alone:<id>")."""
+
+    key: str
+    state: object
+    sides: tuple[str, ...]
+    ids: tuple[str, ...]
+    batches: list[Summary] = field(default_factory=list)
+    summary: Summary = EMPTY
+    open: bool = True
+    stopped: str = ""  # "precise", "decided", "undecided", "cap"; "" while it is open
+
+    @property
+    def fights(self) -> int:
+        return self.summary.fights
+
+
+@dataclass(frozen=True)
+class AwardEstimate:
+    """The award as a run knows it: the row at the estimate, and whether the intervals
+    decide it."""
+
+    award: Award
+    decided: bool
+    group_interval: tuple[float, float]
+    alone_interval: tuple[float, float]
+    confidence: float
+
+
+def _parts_of(state) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    sides = tuple(dict.fromkeys(c.side for c in state.combatants))
+    return sides, tuple(c.id for c in state.combatants)
+
+
+class Run:
+    """A precision-driven run (see above): `wanted()` the batches of the next step,
+    `add(results)` them once all are played, until `finished`. Pure: it plays nothing."""
+
+    def __init__(self, state, *, seed: int, plan: Plan = Plan(),
+                 precision: Precision = Precision(), setup=None, house: dict | None = None):
+        self.seed, self.plan, self.precision = seed, plan, precision
+        self.house = house or {}
+        self.parts: dict[str, Part] = {}
+        self._add_part("fight", state)
+        self.side = characters_side(setup) if setup is not None else None
+        self.characters: list[str] = []
+        if self.side is not None:
+            self.group_key = "fight" if setup is state else "group"
+            if self.group_key == "group":
+                self._add_part("group", setup)
+            for character in (c for c in setup.combatants if not c.npc):
+                alone = setup
+                for other in setup.combatants:
+                    if other.side == self.side and other.id != character.id:
+                        alone = alone.without(other.id)
+                self._add_part(f"alone:{character.id}", alone)
+                self.characters.append(character.id)
+
+    def _add_part(self, key: str, state) -> None:
+        sides, ids = _parts_of(state)
+        self.parts[key] = Part(key, state, sides, ids)
+
+    @property
+    def has_award(self) -> bool:
+        return self.side is not None
+
+    @property
+    def finished(self) -> bool:
+        return not any(p.open for p in self.parts.values())
+
+    def cap(self) -> int:
+        return self.precision.cap()
+
+    def most(self) -> int:
+        """The most fights the run may play, every part to its cap."""
+        return self.cap() * len(self.parts)
+
+    def played(self) -> int:
+        return sum(p.fights for p in self.parts.values())
+
+    def wanted(self) -> list[tuple[str, int]]:
+        """The batches of the next step: (part, index), the fight's first."""
+        return [(p.key, len(p.batches) + i)
+                for p in self.parts.values() if p.open for i in range(STEP_BATCHES)]
+
+    def add(self, results: dict[tuple[str, int], Summary]) -> None:
+        """Count a whole step (every batch `wanted` asked for), then decide what is known."""
+        for key, index in self.wanted():
+            part = self.parts[key]
+            assert index == len(part.batches)
+            part.batches.append(results[(key, index)])
+        for part in self.parts.values():
+            part.summary = merge(part.batches, self.seed)
+        self._decide()
+
+    def _decide(self) -> None:
+        """Close the parts whose answer is known: the fight's when its shown chances are
+        precise (and, when it is the award's group too, the row decided), the award's
+        others when the row is decided; any at its cap."""
+        cap = self.cap()
+        fight = self.parts["fight"]
+        precise = widest(fight.summary, fight.sides, fight.ids) <= self.precision.margin
+        estimate = self.award()
+        decided = estimate is not None and estimate.decided
+        settled = decided or self._futile(estimate)  # the award has its answer
+        for part in self.parts.values():
+            if not part.open:
+                continue
+            if part.key == "fight":
+                done = precise and (not self.has_award or self.group_key != "fight" or settled)
+                reason = "precise"
+            else:
+                done, reason = settled, "decided" if decided else "undecided"
+            if done:
+                part.open, part.stopped = False, reason
+            elif part.fights >= cap:
+                part.open, part.stopped = False, "cap"
+
+    def _futile(self, estimate: "AwardEstimate | None") -> bool:
+        """Whether the award's row cannot be decided by the cap: from `FUTILE_AFTER`
+        fights of each part on, the intervals the estimates would have at the cap
+        still straddle a threshold (the chance is too close to it)."""
+        if estimate is None or any(
+                p.fights < FUTILE_AFTER for p in self.parts.values() if p.open):
+            return False
+        return not self.award(at=self.cap()).decided
+
+    def award(self, at: int | None = None) -> AwardEstimate | None:
+        """The award at the estimate so far, and whether its row is decided."""
+        if not self.has_award:
+            return None
+        group = self.parts[self.group_key].summary
+        alone = [self.parts[f"alone:{cid}"].summary for cid in self.characters]
+        if not group.fights or not all(s.fights for s in alone):
+            return None
+        confidence = self.precision.award_confidence
+        z = NormalDist().inv_cdf(1 - (1 - confidence) / (len(alone) + 1) / 2)
+
+        def interval(s: Summary) -> tuple[float, float]:
+            if at is None:
+                return wilson(s.wins.get(self.side, 0), s.fights, z)
+            return wilson(round(s.chance(self.side) * at), at, z)  # as it would be at `at`
+
+        g_low, g_high = interval(group)
+        bounds = [interval(s) for s in alone]
+        a_low = sum(b[0] for b in bounds) / len(bounds)
+        a_high = sum(b[1] for b in bounds) / len(bounds)
+        rows = {award(g, a, self.house).row for g in (g_low, g_high) for a in (a_low, a_high)}
+        point = award(group.chance(self.side),
+                      sum(s.chance(self.side) for s in alone) / len(alone), self.house)
+        return AwardEstimate(point, len(rows) == 1, (g_low, g_high), (a_low, a_high),
+                             confidence)
+
+    def stopped(self) -> str:
+        """Why the fight's own part stopped: "precise" or "cap" ("" while it plays)."""
+        return self.parts["fight"].stopped
+
+
+def run_all(engine, run: Run, *, on_step: Callable[[Run], None] | None = None,
+            cancelled: Callable[[], bool] | None = None) -> Run:
+    """Play `run` to its end in this process, a step at a time (tests, the bench's
+    engine alone). False from `cancelled` stops it after the step it is asked in."""
+    while not run.finished:
+        results = {
+            (key, index): play_batch(engine, run.parts[key].state, run.plan, run.seed, key, index)
+            for key, index in run.wanted()
+        }
+        run.add(results)
+        if on_step is not None:
+            on_step(run)
+        if cancelled is not None and cancelled():
+            break
+    return run

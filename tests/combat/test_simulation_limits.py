@@ -112,11 +112,11 @@ def test_a_waiter_whose_run_is_replaced_gets_a_clear_status_not_500(gm, campaign
     """Two starts on one encounter: the first run, still queued, is replaced by the
     second, and its waiting request says so (it was a CancelledError and a 500)."""
     fight = npc_fight(campaign)
-    waiting = in_thread(post, gm_client(gm), fight, {"fights": 5000, "wait": True})
+    waiting = in_thread(post, gm_client(gm), fight, {"precision": 1, "wait": True})
     until(lambda: Simulation.objects.exists() and Simulation.objects.get().pk
           in simulations._jobs)
     first = Simulation.objects.get()
-    second = post(gm_client(gm), fight, {"fights": 200})
+    second = post(gm_client(gm), fight, {"precision": 5})
     assert second.status_code == 202
     answer = waiting()
     assert answer.status_code == 200, answer.content[:2000]
@@ -136,7 +136,7 @@ def test_a_wait_is_bounded_and_answers_202_with_the_runs_progress(
     release_late.start()
     try:
         started = time.monotonic()
-        answer = post(gm_client(gm), fight, {"fights": 5000, "wait": True})
+        answer = post(gm_client(gm), fight, {"precision": 1, "wait": True})
         took = time.monotonic() - started
     finally:
         release_late.cancel()
@@ -155,11 +155,11 @@ def test_a_wait_without_a_free_waiting_slot_answers_at_once(
     settings.SIMULATION_WAITERS = 1
     settings.SIMULATION_WAIT_SECONDS = 30
     fight = npc_fight(campaign)
-    waiting = in_thread(post, gm_client(gm), fight, {"fights": 200, "wait": True})
+    waiting = in_thread(post, gm_client(gm), fight, {"precision": 5, "wait": True})
     until(lambda: simulations._waiting == 1)
     user, theirs = other_gm
     started = time.monotonic()
-    answer = post(gm_client(user), theirs, {"fights": 200, "wait": True})
+    answer = post(gm_client(user), theirs, {"precision": 5, "wait": True})
     assert time.monotonic() - started < 2
     assert answer.status_code == 202
     assert answer.json()["simulation"]["status"] == "running"
@@ -170,7 +170,7 @@ def test_a_wait_without_a_free_waiting_slot_answers_at_once(
 
 def test_a_waiter_of_a_cancelled_run_gets_cancelled(gm, campaign, held):
     fight = npc_fight(campaign)
-    waiting = in_thread(post, gm_client(gm), fight, {"fights": 5000, "wait": True})
+    waiting = in_thread(post, gm_client(gm), fight, {"precision": 1, "wait": True})
     until(lambda: Simulation.objects.exists() and Simulation.objects.get().pk
           in simulations._jobs)
     cancelled = gm_client(gm).post(reverse("combat:api_simulation_cancel", args=[fight.pk]))
@@ -185,7 +185,7 @@ def test_a_waiter_of_a_failed_run_gets_failed(gm, campaign, held):
     """The rules fail in the simulation process (here: no such engine): the run is failed,
     its waiter says so, and the process plays the next run."""
     fight = npc_fight(campaign)
-    waiting = in_thread(post, gm_client(gm), fight, {"fights": 200, "wait": True})
+    waiting = in_thread(post, gm_client(gm), fight, {"precision": 5, "wait": True})
     until(lambda: Simulation.objects.exists() and Simulation.objects.get().pk
           in simulations._jobs)
     simulations._jobs[Simulation.objects.get().pk].engine_key = ("nosuch", "combat")
@@ -194,32 +194,44 @@ def test_a_waiter_of_a_failed_run_gets_failed(gm, campaign, held):
     assert answer.status_code == 200
     assert answer.json()["simulation"]["status"] == "failed"
     assert "RulesError" in Simulation.objects.get().error
-    again = post(gm_client(gm), fight, {"fights": 200, "wait": True})
+    again = post(gm_client(gm), fight, {"precision": 5, "wait": True})
     assert again.json()["simulation"]["status"] == "done"
 
 
 def simulation_processes() -> list[int]:
     """The simulation processes (`simulations.Player`) of this test process."""
     return [pid for pid in child_pids(os.getpid())
-            if b"player_main" in Path(f"/proc/{pid}/cmdline").read_bytes()]
+            if b"rules.simulation_player" in Path(f"/proc/{pid}/cmdline").read_bytes()]
 
 
-def test_a_simulation_process_that_dies_fails_its_run_and_the_next_run_gets_another(
-        gm, campaign, monkeypatch):
+@pytest.mark.parametrize("processes", [1, 2])
+def test_a_worker_killed_mid_run_leaves_it_interrupted_with_no_half_result(
+        gm, campaign, monkeypatch, settings, processes):
+    """Issue 46: a worker process killed in the middle of a run (one of one, one of two)
+    leaves the run "interrupted", its estimate and result gone: none of its fights is
+    shown as an answer. The page says so; the next run gets new processes."""
     monkeypatch.setattr(simulations, "PROGRESS_SECONDS", 0)
+    settings.SIMULATION_PROCESSES = processes
     fight = npc_fight(campaign)
     client = gm_client(gm)
-    waiting = in_thread(post, client, fight, {"fights": 5000, "wait": True})
-    until(lambda: Simulation.objects.filter(done__gt=0).exists(), seconds=30)
-    (pid,) = simulation_processes()
+    waiting = in_thread(post, client, fight, {"precision": 1, "wait": True})
+    until(lambda: Simulation.objects.filter(estimate__isnull=False).exists(), seconds=30)
+    until(lambda: len(simulation_processes()) == processes, seconds=30)
+    pid = simulation_processes()[0]
     os.kill(pid, signal.SIGKILL)
     answer = waiting()
     assert answer.status_code == 200
-    assert answer.json()["simulation"]["status"] == "failed"
-    assert "the simulation process stopped" in Simulation.objects.get().error
-    again = post(client, fight, {"fights": 200, "wait": True})
+    shown = answer.json()["simulation"]
+    assert (shown["status"], shown["report"], shown["estimate"]) == ("interrupted", None, None)
+    run = Simulation.objects.get()
+    assert (run.status, run.result, run.estimate) == ("interrupted", None, None)
+    assert "the simulation process stopped" in run.error
+    page = client.get(reverse("combat:simulate", args=[fight.pk])).content.decode()
+    assert 'data-testid="simulation-interrupted"' in page
+    assert 'data-testid="simulation-result"' not in page
+    again = post(client, fight, {"precision": 5, "wait": True})
     assert again.json()["simulation"]["status"] == "done"
-    assert simulation_processes() != [pid]
+    assert pid not in simulation_processes()
 
 
 def test_one_account_gets_its_share_and_another_gm_is_still_served(
@@ -230,19 +242,19 @@ def test_one_account_gets_its_share_and_another_gm_is_still_served(
     settings.SIMULATION_RUNS_PER_USER = 2
     fights = [npc_fight(campaign_create(gm=gm, name=f"Bord {n}")) for n in range(4)]
     client = gm_client(gm)
-    assert [post(client, f, {"fights": 5000}).status_code for f in fights[:2]] == [202, 202]
+    assert [post(client, f, {"precision": 1}).status_code for f in fights[:2]] == [202, 202]
     for refused in fights[2:]:
-        answer = post(client, refused, {"fights": 5000})
+        answer = post(client, refused, {"precision": 1})
         assert answer.status_code == 429
         assert answer.json()["limit"] == "user"
         assert "at most 2 per account" in answer.json()["error"]
     user, theirs = other_gm
-    assert post(gm_client(user), theirs, {"fights": 5000}).status_code == 202
+    assert post(gm_client(user), theirs, {"precision": 1}).status_code == 202
     # A run replaced on one of its encounters takes no second share.
-    assert post(client, fights[0], {"fights": 200}).status_code == 202
+    assert post(client, fights[0], {"precision": 5}).status_code == 202
     # A cancelled run frees its share at once.
     client.post(reverse("combat:api_simulation_cancel", args=[fights[1].pk]))
-    assert post(client, fights[2], {"fights": 200}).status_code == 202
+    assert post(client, fights[2], {"precision": 5}).status_code == 202
     assert Simulation.objects.filter(encounter=fights[3]).count() == 0
     held()
 
@@ -252,8 +264,8 @@ def test_one_campaign_gets_its_share(gm, campaign, held, settings):
     settings.SIMULATION_RUNS_PER_CAMPAIGN = 2
     fights = [npc_fight(campaign, f"Strid {n}") for n in range(3)]
     client = gm_client(gm)
-    assert [post(client, f, {"fights": 200}).status_code for f in fights[:2]] == [202, 202]
-    answer = post(client, fights[2], {"fights": 200})
+    assert [post(client, f, {"precision": 5}).status_code for f in fights[:2]] == [202, 202]
+    answer = post(client, fights[2], {"precision": 5})
     assert answer.status_code == 429
     assert answer.json()["limit"] == "campaign"
     assert "at most 2 per campaign" in answer.json()["error"]
@@ -265,7 +277,7 @@ def test_the_process_cap_still_holds(gm, held, settings, monkeypatch, make_user)
     users = [make_user(f"gm{n}") for n in range(4)]
     fights = [npc_fight(campaign_create(gm=user, name=f"Bord {n}"))
               for n, user in enumerate(users)]
-    answers = [post(gm_client(user), fight, {"fights": 200})
+    answers = [post(gm_client(user), fight, {"precision": 5})
                for user, fight in zip(users, fights, strict=True)]
     assert [a.status_code for a in answers] == [202, 202, 202, 429]
     assert answers[3].json()["limit"] == "process"
@@ -278,7 +290,7 @@ def test_the_page_names_the_share_it_refuses(gm, held, settings):
     client = gm_client(gm)
     client.cookies["django_language"] = "en"
     for fight in fights:
-        answer = client.post(reverse("combat:simulate", args=[fight.pk]), {"fights": "200"},
+        answer = client.post(reverse("combat:simulate", args=[fight.pk]), {"precision": "5"},
                              headers={"HX-Request": "true"})
     assert answer.status_code == 429
     assert "as many simulations queued or running as one account may (1)" in (
@@ -299,9 +311,9 @@ def test_waiting_runs_are_played_by_turns_of_their_users(gm, other_gm, held, mon
     monkeypatch.setattr(simulations.Job, "play", recorded)
     mine = [npc_fight(campaign_create(gm=gm, name=f"Bord {n}")) for n in range(2)]
     client = gm_client(gm)
-    first, second = (post(client, f, {"fights": 200}).json()["simulation"]["id"] for f in mine)
+    first, second = (post(client, f, {"precision": 5}).json()["simulation"]["id"] for f in mine)
     user, theirs = other_gm
-    other = post(gm_client(user), theirs, {"fights": 200}).json()["simulation"]["id"]
+    other = post(gm_client(user), theirs, {"precision": 5}).json()["simulation"]["id"]
     held()
     for pk in (first, second, other):
         simulations.wait(Simulation(pk=pk), timeout=30)
@@ -317,10 +329,10 @@ def test_runs_queued_behind_a_slow_run_are_not_taken_for_interrupted(
     monkeypatch.setattr(simulations, "PLAYER_BEAT_SECONDS", 0.2, raising=False)
     client = gm_client(gm)
     long = npc_fight(campaign_create(gm=gm, name="Bord 1"))
-    assert post(client, long, {"fights": 5000}).status_code == 202
+    assert post(client, long, {"precision": 1}).status_code == 202
     user, theirs = other_gm
     other = gm_client(user)
-    queued = post(other, theirs, {"fights": 200}).json()["simulation"]["id"]
+    queued = post(other, theirs, {"precision": 5}).json()["simulation"]["id"]
     url = reverse("combat:api_simulation", args=[theirs.pk])
     until(lambda: Simulation.objects.get(pk=queued).created_at
           < timezone.now() - timedelta(seconds=2), seconds=5)

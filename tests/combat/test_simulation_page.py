@@ -19,7 +19,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 def start(client, encounter, **data):
     return client.post(reverse("combat:simulate", args=[encounter.pk]),
-                       {"fights": "200", **data}, headers={"HX-Request": "true"})
+                       {"precision": "5", **data}, headers={"HX-Request": "true"})
 
 
 def section(client, encounter) -> str:
@@ -41,17 +41,21 @@ def test_the_gm_simulates_a_set_up_fight_and_sees_chances_fates_and_the_award(cl
     assert 'data-testid="simulation-progress"' in answer.content.decode()
     run = finished(fight)
     assert run.status == "done"
-    # 200 fights of the group, 200 of Albert alone: the group's are the same fights.
-    assert (run.done, run.total, run.fights, run.flees) == (400, 400, 200, [])
+    # Up to 400 fights of the group and 400 of Albert alone (± 5 points: a chance of 50 %
+    # is known so after 385), the group's the fight's own: it has not started.
+    assert (run.total, run.fights, run.precision, run.flees) == (800, 400, 5, [])
+    fights = run.result["fights"]
+    assert run.done == fights + run.result["parts"]["alone:c1"]["fights"] <= 800
     page = section(client, fight)
     assert 'data-testid="simulation-progress"' not in page
-    assert "200 fights simulated from version 2" in page
+    assert f"{fights} fights simulated from version 2" in page
+    assert 'data-testid="simulation-precision"' in page
     assert page.count('data-testid="simulation-side"') == 2
     assert "Vakten" in page
     assert "Albert" in page
     report = simulations.report(run.result)
     wins = sum(side["wins"] for side in report["sides"])
-    assert wins + report["draws"] + report["capped"] + report["stuck"] == 200
+    assert wins + report["draws"] + report["capped"] + report["stuck"] == fights
     award = run.result["award"]
     assert award["up"] in (0, 1, 2, 3)
     assert f"Award: {award['up']} UP" in page
@@ -98,14 +102,16 @@ def test_a_started_fight_is_simulated_from_where_it_is_and_its_award_from_its_se
     done = finished(fight)
     assert done.version == 3
     assert done.result["award"] is not None
-    # The fights from the started state, then the group and Albert alone from the set-up.
-    assert done.total == 200 + 400
+    # The fights from the started state, then the group and Albert alone from the set-up,
+    # each part at most 400 fights.
+    assert done.total == 3 * 400
+    assert set(done.result["parts"]) == {"fight", "group", "alone:c1"}
 
 
 def test_the_gm_cancels_a_run_and_keeps_the_fights_played(client, fight, gm, monkeypatch):
     monkeypatch.setattr(simulations, "PROGRESS_SECONDS", 0)
     english(client, gm)
-    answer = start(client, fight, fights="5000")
+    answer = start(client, fight, precision="1")
     assert 'data-testid="simulation-cancel"' in answer.content.decode()
     run = simulations.latest(fight)
     while run.done == 0:  # playing (a run cancelled before its first fight counts none)
@@ -116,18 +122,18 @@ def test_the_gm_cancels_a_run_and_keeps_the_fights_played(client, fight, gm, mon
     assert cancelled.status_code == 200
     run = finished(fight)
     assert run.status == "cancelled"
-    assert run.result["fights"] < 5000
+    assert run.result["fights"] < run.fights
     assert run.done < run.total
     page = section(client, fight)
     assert "Cancelled: the numbers are from the" in page
 
 
-def test_a_bad_number_of_fights_is_refused_and_starts_nothing(client, fight, gm):
+def test_a_bad_precision_is_refused_and_starts_nothing(client, fight, gm):
     english(client, gm)
-    for fights in ("7", "-1", "1e3", "", "١٠٠٠"):
-        answer = start(client, fight, fights=fights)
+    for precision in ("7", "-1", "5.0", "", "٥", "1e0"):
+        answer = start(client, fight, precision=precision)
         assert answer.status_code == 400
-        assert "Choose how many fights to play." in answer.content.decode()
+        assert "Choose how precise the answer must be." in answer.content.decode()
     assert not Simulation.objects.exists()
 
 
@@ -151,7 +157,7 @@ def test_a_run_cancelled_before_it_began_says_so(client, fight, gm, monkeypatch)
     english(client, gm)
     hold = threading.Event()
     busy = simulations.executor().submit(hold.wait)  # the thread is taken
-    start(client, fight, fights="1000")
+    start(client, fight)
     client.post(reverse("combat:simulate_cancel", args=[fight.pk]))
     hold.set()
     busy.result(5)

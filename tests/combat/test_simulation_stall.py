@@ -104,7 +104,7 @@ def test_one_accounts_simulations_do_not_stall_another_tables_rolls(gm, make_use
     def attack(fight):
         while not stop.is_set():
             status, body = simulation_api(server.url, attacker, fight,
-                                          {"fights": 5000, "wait": True})
+                                          {"precision": 1, "wait": True})
             answers.append((status, body))
             if status == 429:
                 stop.wait(PAUSE_SECONDS)
