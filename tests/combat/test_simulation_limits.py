@@ -338,3 +338,23 @@ def test_runs_queued_behind_a_slow_run_are_not_taken_for_interrupted(
           < timezone.now() - timedelta(seconds=2), seconds=5)
     run = other.get(url).json()["simulation"]
     assert (run["id"], run["status"], run["done"]) == (queued, "running", 0)
+
+
+def test_the_same_seed_gives_the_same_report_with_one_worker_process_and_with_two(
+        gm, campaign, settings):
+    """Issue 46: a run's batches are seeded by (seed, part, index) and counted a whole step
+    at a time in batch order, so two worker processes finishing in any order give the
+    report one gives; another seed, another report."""
+    settings.SIMULATION_WAIT_SECONDS = 60
+    fight = npc_fight(campaign)
+    client = gm_client(gm)
+    reports = {}
+    for processes, seed in ((1, 46), (2, 46), (2, 47)):
+        settings.SIMULATION_PROCESSES = processes
+        answer = post(client, fight, {"precision": 3, "seed": seed, "wait": True}).json()
+        assert answer["simulation"]["status"] == "done"
+        assert len(simulation_processes()) == processes
+        reports[processes, seed] = answer["simulation"]["report"]
+    assert reports[1, 46] == reports[2, 46]
+    assert reports[1, 46]["stopped"] == "precise"
+    assert reports[2, 47] != reports[2, 46]

@@ -327,3 +327,58 @@ def test_a_process_that_loses_its_database_catches_up_without_losing_an_event(
     assert "database unavailable" in log, log  # the second process did feel the cut
     assert "database back after" in log, log
     assert "Traceback" not in log, log
+
+
+def get_json(server_url: str, path: str, session_key: str):
+    url = urlparse(server_url)
+    client = http.client.HTTPConnection(url.hostname, url.port, timeout=10)
+    try:
+        client.request("GET", path, headers={"Cookie": f"sessionid={session_key}"})
+        response = client.getresponse()
+        return response.status, response.read()
+    finally:
+        client.close()
+
+
+def test_a_simulation_started_on_one_process_is_played_and_shown_on_both(
+        hosted, gm, campaign):
+    """Issue 46: the GM asks one server process how dangerous a fight is; its worker
+    processes play the run, the row holds its progress and its result once, and the
+    other process shows the same answer (the API and the page's section)."""
+    encounter = Encounter.objects.create(campaign=campaign, name="Bakgården", system="aoristos")
+    membership = Membership.objects.select_related("campaign", "user").get(
+        campaign=campaign, user=gm)
+    for command in GUARDS:
+        encounter, _record, _after = combat_services.command_run(
+            encounter=encounter, membership=membership, data=command, version=encounter.version)
+    first, second = hosted(2)
+    session = session_for(gm)
+    api = reverse("combat:api_simulation", args=[encounter.pk])
+    url = urlparse(first.url)
+    client = http.client.HTTPConnection(url.hostname, url.port, timeout=10)
+    client.request("POST", api, body=json.dumps({"precision": 5, "seed": 46}), headers={
+        "Cookie": f"csrftoken={CSRF_TOKEN}; sessionid={session}", "X-CSRFToken": CSRF_TOKEN,
+        "Content-Type": "application/json"})
+    started = client.getresponse()
+    assert started.status == 202, started.read()
+    run_id = json.loads(started.read())["simulation"]["id"]
+    client.close()
+    deadline = time.monotonic() + 60
+    while True:
+        status, body = get_json(second.url, api, session)
+        assert status == 200
+        shown = json.loads(body)["simulation"]
+        if shown["status"] != "running" or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
+    assert (shown["id"], shown["status"]) == (run_id, "done")
+    assert json.loads(get_json(first.url, api, session)[1])["simulation"] == shown
+    assert shown["report"]["stopped"] == "precise"
+    section = reverse("combat:simulate", args=[encounter.pk])
+    pages = [get_json(server.url, section, session)[1].decode() for server in (first, second)]
+    for page in pages:  # in Swedish, the site's first language
+        assert 'data-testid="simulation-result"' in page
+        assert 'data-testid="simulation-precision"' in page
+    token = re.compile(r'name="csrfmiddlewaretoken" value="[^"]*"')  # each answer its own
+    assert token.sub("", pages[0]) == token.sub("", pages[1])
+    assert encounter.simulations.count() == 1
