@@ -299,7 +299,10 @@ SIMULATION_RUNS_PER_USER = envint("SIMULATION_RUNS_PER_USER", 2)
 SIMULATION_RUNS_PER_CAMPAIGN = envint("SIMULATION_RUNS_PER_CAMPAIGN", 2)
 SIMULATION_WAIT_SECONDS = envint("SIMULATION_WAIT_SECONDS", 10)
 SIMULATION_WAITERS = envint("SIMULATION_WAITERS", 0)
-# The simulation process's CPU priority (nice, 0-19): below the pages, never starved.
+# Worker processes that play a server process's simulated fights (issue 46; 0: one fewer
+# than the cores, at least 1, a core left for the pages), and their CPU priority (nice,
+# 0-19): below the pages, never starved.
+SIMULATION_PROCESSES = max(0, envint("SIMULATION_PROCESSES", 0))
 SIMULATION_NICE = max(0, min(19, envint("SIMULATION_NICE", 10)))
 
 # Campaign imports (archive/, docs/archive.md#limits): the most rows and unpacked bytes one

@@ -4,23 +4,34 @@ The fights are played by the rules core (`rules.simulation`); this module runs t
 page or the API without blocking either:
 
 - **A job per run, off the request thread.** `start` stores a `Simulation` row and hands
-  the run to this process's simulation thread (`SIMULATION_WORKERS`, default 1: a
-  laptop serving the table keeps its other core for the pages), which has its fights
-  played in a process of its own (`Player`: in the server process they took Python's
-  turn from the page threads). The request answers at once; the page polls `progress`
-  (any process can read the row).
-- **Progress and cancel through the row.** The job writes how many fights it has played
-  at most every `PROGRESS_SECONDS`, in one UPDATE that only a running job's row takes:
-  when the GM has cancelled (the row's status), the UPDATE changes nothing and the job
-  stops at its next check, keeping the fights played so far.
+  the run to this process's simulation thread, which has its fights played in worker
+  processes (`Player`, `SIMULATION_PROCESSES` of them: by default one fewer than the
+  cores, so a laptop serving the table keeps a core for the pages). The request answers
+  at once; the page polls the section (any process can read the row).
+- **Until the answer is known** (issue 46; `rules.simulation.Run`): a step of batches at
+  a time, each batch seeded by (seed, part, index) and handed to whichever worker is
+  free, the step counted in batch order once it is whole. So the same seed gives the
+  same report with one worker or many. The run stops when every shown chance is known
+  to the precision asked (± 5, 3 or 1 points at 95 %) and the award's row is decided at
+  99 % or found too close to decide, or at the cap, and the report says which. As the
+  fight's batches come in, the row's `estimate` holds the counts so far (the first at
+  once), so the page shows an answer from the first fights and refines it.
+- **A worker that dies** in a run (killed, out of memory) leaves it "interrupted", its
+  estimate and result dropped: no half answer. The next run starts new workers.
+- **Progress and cancel through the row.** The job writes how many fights it has played,
+  with the estimate, at most every `PROGRESS_SECONDS`, in one UPDATE that only a running
+  job's row takes: when the GM has cancelled (the row's status), the UPDATE changes
+  nothing and the job stops at its next batch, keeping the fight's fights counted so far.
 - **From the state the GM sees.** The run starts from the encounter's state at its
   version (the process's folded state, not read again); the result names that version,
   and a page marks it stale once the fight has moved on.
 - **The p. 4 award** (Aoristos) is simulated from the fight as it was set up: the state
   itself before the start, else the fold of the log up to the start. Its thresholds are
   the campaign's house rules (`rules.aoristos.system.AWARD_HOUSE_RULES`).
-- **A process that dies** leaves its running row behind: a row whose progress has not
-  moved in `STALLED` is shown as interrupted, and a new run may be started.
+- **A server process that dies** leaves its running row behind: a row whose progress has
+  not moved in `STALLED` is shown as interrupted, and a new run may be started. The run
+  is played by the worker processes of the server process that started it; every other
+  process shows it from the row.
 - **Shares of the queue** (issue 42: on a hosted server every account may be an attacker
   of every other table). A process holds at most `MAX_QUEUED` runs queued or playing, of
   which one account may have `SIMULATION_RUNS_PER_USER` and one campaign
@@ -107,7 +118,7 @@ def executor() -> ThreadPoolExecutor:
     with _lock:
         if _executor is None:
             _executor = ThreadPoolExecutor(
-                max_workers=getattr(settings, "SIMULATION_WORKERS", 1),
+                max_workers=1,  # one run at a time, its batches on every worker process
                 thread_name_prefix="simulate",
             )
         return _executor
