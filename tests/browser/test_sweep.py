@@ -145,7 +145,7 @@ def demo(tmp_path, monkeypatch):
     fight = aoristos.encounters.get()
     run(fight, gm, {"type": "update_combatant", "id": "c2", "x": 1.0, "y": 0.0})
     for campaign in (aoristos, phobia, t10):
-        simulated = simulations.start(campaign.encounters.get(), gm, fights=200)
+        simulated = simulations.start(campaign.encounters.get(), gm, precision=5.0)
         simulations.wait(simulated)
         Simulation.objects.filter(pk=simulated.pk).update(shared=True)
     run(fight, gm, {"type": "start"})
