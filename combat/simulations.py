@@ -481,7 +481,10 @@ _players: list[Player] = []  # the simulation thread's worker processes
 def players() -> list[Player]:
     """The simulation thread's worker processes, `processes()` of them, those that stopped
     started again (called between runs only: a process lost in a run interrupts it)."""
-    _players[:] = [p for p in _players if p.alive()][: processes()]
+    alive = [p for p in _players if p.alive()]
+    for extra in alive[processes():]:  # the setting went down: its pipe closed, it ends
+        extra.connection.close()
+    _players[:] = alive[: processes()]
     while len(_players) < processes():
         _players.append(Player())
     return list(_players)
