@@ -27,8 +27,11 @@ real HTTP (bench/harness.py's keep-alive client):
    GM's Aoristos runs at precision 1 play back to back (a run lasts tens of seconds; the
    GM's page polls every 500 ms as templates/combat/_simulation.html does while an
    estimate is shown; each loaded block starts once its run's first estimate is in, so
-   the worker plays), in alternating blocks, idle first. p50, p99 and max of each; the
-   ratio is loaded p99 over idle p99.
+   the worker plays), 4,000 of each in 8 alternating blocks, idle first (--quick: 40 in
+   one). p50, p99 and max of each; the ratio is loaded p99 over idle p99, all the blocks'
+   rolls pooled (the blocks' own ratios beside it). Over the rolls: the CPU of the server's
+   processes per roll (the pages and the simulation thread) and the worker processes'
+   share of a core (/proc).
 
 Goals (issue 46): Aoristos answered ≤ 1 s and its first estimate ≤ 0.3 s; Phobia and T10
 answered ≤ 1.5 s; a roll's p99 while a run plays ≤ 1.5 × idle. Medians of the reps (min
@@ -57,6 +60,7 @@ from harness import (  # noqa: E402
     ROOT,
     Client,
     Row,
+    children,
     db_script,
     free_port,
     get,
@@ -73,6 +77,7 @@ from harness import (  # noqa: E402
     verdict,
     wait_up,
 )
+from processes import cpu_seconds  # noqa: E402
 
 SYSTEMS = ("aoristos", "phobia", "t10")
 PRECISION = 5
@@ -89,8 +94,8 @@ RUN_TIMEOUT = 120  # seconds a precision-5 run may take before the bench gives u
 
 def plan(quick: bool) -> dict:
     if quick:
-        return {"reps": 1, "rolls": 20, "blocks": 1}
-    return {"reps": 5, "rolls": 400, "blocks": 4}  # rolls per phase, in `blocks` blocks
+        return {"reps": 1, "rolls": 40, "blocks": 1}
+    return {"reps": 5, "rolls": 4000, "blocks": 8}  # rolls per phase, in `blocks` blocks
 
 
 def sim_path(encounter: int) -> str:
@@ -160,12 +165,33 @@ async def one_run(port: int, fight: dict, seed: int, precision: int = PRECISION,
         client.close()
 
 
-async def rolls(port: int, other: dict, count: int) -> tuple[list[float], list[str]]:
-    """`count` rolls at the other table, one after the other: latencies (ms), problems."""
+def cpu_split(server_pid: int) -> tuple[float, float]:
+    """CPU seconds so far of the server's processes (granian and its worker: the pages and
+    the simulation thread) and of the simulation's worker processes, from /proc."""
+    server = worker = 0.0
+    for pid in [server_pid, *children(server_pid)]:
+        try:
+            command = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if b"rules.simulation_player" in command:
+            worker += cpu_seconds(pid)
+        else:
+            server += cpu_seconds(pid)
+    return server, worker
+
+
+async def rolls(port: int, other: dict, count: int, cpu: dict | None = None
+                ) -> tuple[list[float], list[str]]:
+    """`count` rolls at the other table, one after the other: latencies (ms), problems;
+    `cpu` (with "pid") gets the server's and the workers' CPU seconds and the wall time
+    the rolls took added to its "server", "worker" and "wall"."""
     client = Client(port)
     await client.connect()
     path = f"/campaigns/{other['campaign']}/table/roll/"
     latencies, problems = [], []
+    before = cpu_split(cpu["pid"]) if cpu else (0.0, 0.0)
+    began_all = perf_counter()
     try:
         for _ in range(count):
             raw = post(port, path, other["player"], ROLL_FIELDS)
@@ -176,10 +202,15 @@ async def rolls(port: int, other: dict, count: int) -> tuple[list[float], list[s
                 problems.append(problem)
     finally:
         client.close()
+    if cpu:
+        after = cpu_split(cpu["pid"])
+        cpu["server"] = cpu.get("server", 0.0) + after[0] - before[0]
+        cpu["worker"] = cpu.get("worker", 0.0) + after[1] - before[1]
+        cpu["wall"] = cpu.get("wall", 0.0) + perf_counter() - began_all
     return latencies, problems
 
 
-async def loaded_rolls(port: int, fight: dict, other: dict, count: int) -> dict:
+async def loaded_rolls(port: int, fight: dict, other: dict, count: int, cpu: dict) -> dict:
     """Rolls while the GM's precision-1 runs play back to back (the block begins once the
     run's first estimate is in)."""
     stop = asyncio.Event()
@@ -221,7 +252,7 @@ async def loaded_rolls(port: int, fight: dict, other: dict, count: int) -> dict:
 
     task = asyncio.create_task(gm())
     await asyncio.wait_for(playing.wait(), 60)
-    latencies, problems = await rolls(port, other, count)
+    latencies, problems = await rolls(port, other, count, cpu)
     stop.set()
     await task
     return {"latencies": latencies, "problems": problems, "runs": runs}
@@ -247,7 +278,8 @@ def spread(values: list[float], unit=lambda v: f"{v:.2f} s") -> str:
             f"{unit(max(values))})")
 
 
-async def measure(port: int, seed: dict, p: dict, baselines: dict, say) -> list[Row]:
+async def measure(port: int, server_pid: int, seed: dict, p: dict, baselines: dict, say
+                  ) -> list[Row]:
     fights, other = seed["fights"], seed["other"]
     cold: dict = {}
     for system in SYSTEMS:  # warm: one untimed run each (the first is on a fresh server)
@@ -266,21 +298,32 @@ async def measure(port: int, seed: dict, p: dict, baselines: dict, say) -> list[
     problems: list[str] = []
     load_runs: list[dict] = []
     per_block = max(1, p["rolls"] // p["blocks"])
+    cpu = {"idle": {"pid": server_pid}, "loaded": {"pid": server_pid}}
+    ratios = []
     for block in range(p["blocks"]):
-        lat, bad = await rolls(port, other, per_block)
+        lat, bad = await rolls(port, other, per_block, cpu["idle"])
         idle += lat
         problems += bad
-        result = await loaded_rolls(port, fights["aoristos"], other, per_block)
+        result = await loaded_rolls(port, fights["aoristos"], other, per_block, cpu["loaded"])
+        ratios.append(pct(result["latencies"], 0.99) / pct(lat, 0.99))
         loaded += result["latencies"]
         problems += result["problems"]
         load_runs += result["runs"]
         say(f"  rolls block {block + 1}/{p['blocks']}: idle p50 {ms(pct(lat, 0.5))} p99 "
             f"{ms(pct(lat, 0.99))} ms; loaded p50 {ms(pct(result['latencies'], 0.5))} p99 "
             f"{ms(pct(result['latencies'], 0.99))} ms; runs {result['runs']}")
-    return rows(got, cold, baselines, idle, loaded, problems, load_runs, p)
+    return rows(got, cold, baselines, idle, loaded, problems, load_runs, p, cpu, ratios)
 
 
-def rows(got, cold, baselines, idle, loaded, problems, load_runs, p) -> list[Row]:
+def cpu_text(cpu: dict, count: int) -> str:
+    """The server's CPU per roll and the workers' share of a core over the rolls."""
+    wall = cpu.get("wall") or float("nan")
+    return (f"server processes {cpu.get('server', 0) * 1000 / max(count, 1):.2f} ms CPU per "
+            f"roll; simulation workers {100 * cpu.get('worker', 0) / wall:.0f} % of a core")
+
+
+def rows(got, cold, baselines, idle, loaded, problems, load_runs, p, cpu, ratios
+         ) -> list[Row]:
     out = []
     if "error" in cold:
         out.append(Row(name="GM's simulation: the cold first run", value=cold["error"],
@@ -354,7 +397,8 @@ def rows(got, cold, baselines, idle, loaded, problems, load_runs, p) -> list[Row
         name=f"roll at another table, {len(idle)} one after the other, nothing running",
         value=f"{len(idle)} rolls",
         p50=ms(pct(idle, 0.5)), p99=ms(idle_p99), max=ms(max(idle, default=float("nan"))),
-        delivered=f"{len(problems)} problems" + (f" {problems[:3]}" if problems else ""),
+        delivered=f"{len(problems)} problems" + (f" {problems[:3]}" if problems else "")
+                  + "; " + cpu_text(cpu["idle"], len(idle)),
         goal="the baseline of the next row", ok=verdict(None),
     ))
     ratio = loaded_p99 / idle_p99 if idle_p99 > 0 else float("nan")
@@ -366,7 +410,9 @@ def rows(got, cold, baselines, idle, loaded, problems, load_runs, p) -> list[Row
               f"runs (each cancelled when its block ended)"
               + (f"; load errors {load_errors[:2]}" if load_errors else ""),
         p50=ms(pct(loaded, 0.5)), p99=ms(loaded_p99), max=ms(max(loaded, default=float("nan"))),
-        delivered=f"{len(problems)} problems (both rows)",
+        delivered=f"{len(problems)} problems (both rows); " + cpu_text(cpu["loaded"], len(loaded))
+                  + f"; the blocks' own p99 ratios ×{min(ratios):.2f} to ×{max(ratios):.2f} "
+                  f"(median ×{statistics.median(ratios):.2f})",
         baseline=f"idle: p50 {ms(pct(idle, 0.5))}, p99 {ms(idle_p99)} ms",
         ratio=f"×{ratio:.2f} p99",
         goal=f"p99 ≤ {GOAL_ROLL_RATIO}× idle",
@@ -379,7 +425,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true",
                         default=os.environ.get("BENCH_QUICK", "") not in ("", "0"),
-                        help="one rep, 20 rolls (a smoke run); also BENCH_QUICK=1")
+                        help="one rep, 40 rolls (a smoke run); also BENCH_QUICK=1")
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory")
     args = parser.parse_args(argv)
     p = plan(args.quick)
@@ -408,7 +454,7 @@ def main(argv: list[str] | None = None) -> int:
                        True)
         wait_up(server)
         print(f"  server up after {time.monotonic() - started:.1f} s", flush=True)
-        result = asyncio.run(measure(port, seed, p, baselines,
+        result = asyncio.run(measure(port, server.process.pid, seed, p, baselines,
                                      lambda text: print(text, flush=True)))
     finally:
         if server is not None:
