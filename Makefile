@@ -40,6 +40,7 @@ test-browser: $(VENV)/.test
 bench: $(VENV)/.test
 	$(PY) bench/odds.py
 	$(PY) bench/simulate.py
+	$(PY) bench/simulation_wait.py
 	$(PY) bench/archive.py
 	$(PY) bench/live.py
 

@@ -8,6 +8,7 @@ and the site's directory as the working directory:
     python bench/live_db.py rebuild '{"events": 500, "records": 500, "samples": 200, "reps": 3}'
     python bench/live_db.py chronicle '{"encounters": [12, 13]}'
     python bench/live_db.py preview '{}'
+    python bench/live_db.py simulation '{}'
 
 Each prints one JSON object on stdout. Seeding is fast: one password hash for every user,
 bulk inserts, one transaction. Three campaigns keep the measurements apart: "fanout" (a
@@ -38,6 +39,12 @@ magazines full) against one NPC target in a mail shirt and a helmet, with cover 
 area and another hidden. The benchmark also runs `preview` against the database of the
 code it compares with (this script, with that code's tree as the working directory), so
 it uses only what both have.
+
+The GM's simulation over HTTP (issue 46, bench/simulation_wait.py): `simulation` makes,
+per system, a campaign of that system with a GM of its own and an encounter set up, not
+started, of bench/simulate.py's fight (three characters, not NPCs, on side a, against
+four NPCs on side b, added by the GM's commands), and one more Aoristos campaign with
+another GM and a player who rolls (the other table).
 """
 
 import json
@@ -570,6 +577,36 @@ def chronicle_check(encounter_ids: list[int]) -> dict:
     return out
 
 
+@transaction.atomic
+def simulation_tables() -> dict:
+    """bench/simulate.py's fight per system, each in a campaign of its own (set up, not
+    started), and another table whose player rolls: ids and sessions."""
+    from simulate import BLOCKS, GAP, GROUP, OPPOSITION  # bench/ is this script's directory
+
+    password = make_password("bench-password")
+    tag = f"b{random.randrange(10**6):06d}-"
+    fights = {}
+    for system, (pc, npc) in BLOCKS.items():
+        gm = users(f"{tag}sim-{system}-gm", 1, password)[0]
+        campaign = campaign_create(gm=gm, name=f"Bench: simulation ({system})",
+                                   rule_system=system, pk=random.randrange(10**8, 10**9))
+        membership = gm_membership(campaign)
+        encounter = combat.encounter_create(campaign=campaign, name=f"Bench: {system}",
+                                            house_rules={})
+        for side, block, count, x in (("a", pc, GROUP, 0.0), ("b", npc, OPPOSITION, GAP)):
+            for i in range(count):
+                command(encounter.pk, membership, {
+                    "type": "add_combatant", "name": f"{side}{i + 1}", "side": side,
+                    "npc": side == "b", "x": x, "y": 2.0 * i, **block})
+        encounter.refresh_from_db()
+        fights[system] = {"campaign": campaign.pk, "encounter": encounter.pk,
+                          "version": encounter.version, "gm": session_for(gm)}
+    gm = users(f"{tag}sim-other-gm", 1, password)[0]
+    player = users(f"{tag}sim-other-p", 1, password)[0]
+    other = campaign_with(gm, [player], "Bench: the other table")
+    return {"fights": fights, "other": {"campaign": other.pk, "player": session_for(player)}}
+
+
 if __name__ == "__main__":
     command_name, arguments = sys.argv[1], json.loads(sys.argv[2])
     if command_name == "seed":
@@ -591,6 +628,8 @@ if __name__ == "__main__":
         result = chronicle_check(arguments["encounters"])
     elif command_name == "preview":
         result = preview_fight()
+    elif command_name == "simulation":
+        result = simulation_tables()
     else:
         raise SystemExit(f"unknown command {command_name!r}")
     out = Path(arguments["out"]) if "out" in arguments else None
