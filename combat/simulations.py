@@ -84,7 +84,7 @@ PROGRESS_SECONDS = 0.25
 # never starved. Linux's SCHED_IDLE (and nice 19) starved it outright on a machine whose
 # cores were busy (two CPU-bound processes beside the server): a run never got its turn.
 PLAYER_NICE = 10
-PLAYER_POLL_SECONDS = 0.05  # how often the simulation thread looks for a cancel
+PLAYER_POLL_SECONDS = 0.5  # the simulation thread's longest sleep (a stop wakes it)
 PLAYER_BEAT_SECONDS = 5  # a run without progress this long says it is alive (`stalled`)
 PLAYER_CODE = (  # the simulation process: its priority, Django set up, then `player_main`
     "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_IGN); "
@@ -102,6 +102,10 @@ _queues: dict[int | None, deque["Job"]] = {}  # user pk -> the user's queued job
 _turns: deque[int | None] = deque()  # users with queued jobs, whose turn is next first
 _waiting = 0  # requests of this process waiting for a run (`wait_for_answer`)
 _lock = threading.Lock()
+# A stop wakes the simulation thread from its wait for the workers: it sleeps otherwise
+# until they answer (each wake-up takes Python's turn from the page threads).
+_wake = os.pipe()
+os.set_blocking(_wake[0], False)
 
 
 class Busy(Exception):
@@ -279,6 +283,8 @@ def stop(job: "Job") -> bool:
     job.stopped = True
     waiting = _queues.get(job.user_pk)
     if waiting is None or job not in waiting:
+        with contextlib.suppress(OSError):  # a playing one: its thread wakes to see it
+            os.write(_wake[1], b"x")
         return False
     waiting.remove(job)
     if not waiting:
@@ -431,31 +437,37 @@ class Player:
         )
         theirs.close()
         self.known: set[str] = set()  # the state tokens it has been sent
-        self.call = None  # the batch it plays: (call, part, index), or None when idle
+        self.calls: set[int] = set()  # the batches it has been sent and not answered
 
     def alive(self) -> bool:
         return self.process.poll() is None and not self.connection.closed
 
-    def send(self, call: int, token: str, engine_key, state, batch: tuple) -> None:
-        """Have it play `batch` (plan, seed, part, index, size) of the state `token`."""
+    def send(self, engine_key, batches: list[tuple], states: dict) -> None:
+        """Have it play `batches` [(call, token, plan, seed, part, index, size), ...] in
+        order, each state (`states`: token -> state) sent first if it has not had it."""
         try:
-            if token not in self.known:
-                self.connection.send(("state", token, engine_key, state))
-                self.known.add(token)
-            self.connection.send(("batch", call, token, *batch))
+            for token in dict.fromkeys(b[1] for b in batches):
+                if token not in self.known:
+                    self.connection.send(("state", token, engine_key, states[token]))
+                    self.known.add(token)
+            self.connection.send(("batches", batches))
         except (BrokenPipeError, OSError) as gone:
             self.connection.close()
             raise PlayerGone(f"the simulation process stopped ({gone!r})") from None
+        self.calls.update(b[0] for b in batches)
 
-    def receive(self):
-        """(call, summary) of the batch it played, or (call, RuntimeError) with the rules'
-        error when the batch failed; PlayerGone when the process stopped."""
+    def receive(self) -> list[tuple]:
+        """[(call, summary), ...] of the batches it has played since it last answered, a
+        RuntimeError with the rules' error for a batch that failed; PlayerGone when the
+        process stopped."""
         try:
-            answer, call, value = self.connection.recv()
+            _answers, answers = self.connection.recv()
         except (EOFError, OSError) as gone:
             self.connection.close()
             raise PlayerGone(f"the simulation process stopped ({gone!r})") from None
-        return call, RuntimeError(value) if answer == "error" else value
+        self.calls.difference_update(call for _kind, call, _value in answers)
+        return [(call, RuntimeError(value) if kind == "error" else value)
+                for kind, call, value in answers]
 
 
 def processes() -> int:
@@ -569,37 +581,41 @@ class Job:
                 result=result if result["fights"] else None, estimate=None)
 
     def step(self, run: sim.Run, pool: list[Player]) -> dict | None:
-        """Play the batches of `run`'s next step on the worker processes, one at a time on
-        each; None when the run was stopped meanwhile."""
-        waiting = list(run.wanted())
+        """Play the batches of `run`'s next step on the worker processes, a share of them
+        to each (dealt in turn, so each has some of every part); None when the run was
+        stopped meanwhile. A worker still playing a stopped run's share gets none: its
+        answers are dropped as they come."""
+        wanted = run.wanted()
         results: dict[tuple[str, int], sim.Summary] = {}
         self.pending = results
         calls: dict[int, tuple[str, int]] = {}
-        idle = [p for p in pool if p.call is None]
-        busy = [p for p in pool if p.call is not None]  # still playing a stopped run's batch
-        while waiting or len(results) < len(calls):
+        idle = [p for p in pool if not p.calls] or pool
+        shares: list[list[tuple]] = [[] for _ in idle]
+        for n, (key, index) in enumerate(wanted):
+            self.calls += 1
+            calls[self.calls] = (key, index)
+            shares[n % len(idle)].append((self.calls, f"{self.pk}:{key}", run.plan, run.seed,
+                                          key, index, sim.BATCH))
+        states = {f"{self.pk}:{key}": part.state for key, part in run.parts.items()}
+        for player, share in zip(idle, shares, strict=True):
+            if share:
+                player.send(self.engine_key, share, states)
+        while len(results) < len(calls):
             if self.stopped:
                 return None
-            while idle and waiting:
-                player = idle.pop()
-                key, index = waiting.pop(0)
-                self.calls += 1
-                calls[self.calls] = (key, index)
-                player.call = self.calls
-                player.send(self.calls, f"{self.pk}:{key}", self.engine_key,
-                            run.parts[key].state, (run.plan, run.seed, key, index, sim.BATCH))
-                busy.append(player)
-            ready = mp_connection.wait([p.connection for p in busy], PLAYER_POLL_SECONDS)
+            busy = [p for p in pool if p.calls]
+            ready = mp_connection.wait([_wake[0], *(p.connection for p in busy)],
+                                       PLAYER_POLL_SECONDS)
+            if _wake[0] in ready:
+                with contextlib.suppress(BlockingIOError):
+                    os.read(_wake[0], 4096)
             for player in [p for p in busy if p.connection in ready]:
-                call, summary = player.receive()
-                player.call = None
-                busy.remove(player)
-                idle.append(player)
-                if call not in calls:
-                    continue  # a batch of a run stopped before: dropped
-                if isinstance(summary, Exception):
-                    raise summary
-                results[calls[call]] = summary
+                for call, summary in player.receive():
+                    if call not in calls:
+                        continue  # a batch of a run stopped before: dropped
+                    if isinstance(summary, Exception):
+                        raise summary
+                    results[calls[call]] = summary
                 self.progress(run, results)
             if time.monotonic() - self.beaten > PLAYER_BEAT_SECONDS:  # alive, however slow
                 self.beaten = time.monotonic()

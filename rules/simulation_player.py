@@ -6,13 +6,16 @@ messages, kept by token, the newest `KEPT` of them), its batches as small messag
 name the state by its token. Pure: it reads no database and needs no Django, so it starts
 in a fraction of a second. It ends when the server's end of its pipe closes.
 
-Messages in: ("state", token, engine_key, state), ("batch", call, token, plan, seed,
-part, index, size). Out: ("result", call, summary) or ("error", call, text).
+Messages in: ("state", token, engine_key, state), ("batches", [(call, token, plan, seed,
+part, index, size), ...]): a worker's share of a step, played in order. Out:
+("answers", [("result", call, summary) or ("error", call, text), ...]), the first batch's
+at once, then at most every `FLUSH_SECONDS`, the last when the share is played.
 """
 
 import os
 import signal
 import sys
+import time
 from collections import OrderedDict
 from multiprocessing.connection import Connection
 
@@ -20,6 +23,11 @@ from rules import simulation as sim
 from rules.engine import engine_for
 
 KEPT = 16
+# Answers are sent in bunches, at most this often (the first batch's at once): every
+# message wakes the server process's simulation thread, which then takes Python's turn
+# from the page threads; one per batch of 25 fights (some 40 a second) slowed the rolls'
+# p99 at other tables by half again (bench/simulation_wait.py).
+FLUSH_SECONDS = 0.2
 
 
 def main(fd: int) -> None:
@@ -36,19 +44,33 @@ def main(fd: int) -> None:
             while len(states) > KEPT:
                 states.popitem(last=False)
             continue
-        _, call, token, plan, seed, part, index, size = message
-        try:
-            engine_key, state = states[token]
-            summary = sim.play_batch(engine_for(*engine_key), state, plan, seed, part, index,
-                                     size)
-        except Exception as error:  # the rules' bug fails this run, not the process
-            answer = ("error", call, f"{type(error).__name__}: {error}"[:200])
-        else:
-            answer = ("result", call, summary)
-        try:
-            connection.send(answer)
-        except (BrokenPipeError, OSError):
+        _, batches = message
+        answers, sent = [], None
+        for call, token, plan, seed, part, index, size in batches:
+            try:
+                engine_key, state = states[token]
+                summary = sim.play_batch(engine_for(*engine_key), state, plan, seed, part,
+                                         index, size)
+            except Exception as error:  # the rules' bug fails this run, not the process
+                answers.append(("error", call, f"{type(error).__name__}: {error}"[:200]))
+            else:
+                answers.append(("result", call, summary))
+            now = time.monotonic()
+            if sent is None or now - sent >= FLUSH_SECONDS or answers[-1][0] == "error":
+                sent = now  # the first at once (the page's first estimate), then in bunches
+                if not _send(connection, answers):
+                    return
+                answers = []
+        if answers and not _send(connection, answers):
             return
+
+
+def _send(connection: Connection, answers: list) -> bool:
+    try:
+        connection.send(("answers", answers))
+    except (BrokenPipeError, OSError):
+        return False
+    return True
 
 
 if __name__ == "__main__":  # python -m rules.simulation_player FD NICE
