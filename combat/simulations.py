@@ -50,6 +50,7 @@ page or the API without blocking either:
 """
 
 import contextlib
+import itertools
 import logging
 import multiprocessing
 import os
@@ -487,6 +488,7 @@ def keep_queued() -> None:
             updated_at=timezone.now())
 
 
+_tokens = itertools.count(1)
 _players: list[Player] = []  # the simulation thread's worker processes
 
 
@@ -527,6 +529,7 @@ class Job:
         self.written = 0.0
         self.beaten = time.monotonic()  # when the queued rows were last marked alive
         self.pending: dict = {}  # the batches of the step that plays, come back so far
+        self.token = next(_tokens)  # names its states in the workers (pks may repeat)
         self.calls = 0
 
     @property
@@ -594,9 +597,9 @@ class Job:
         for n, (key, index) in enumerate(wanted):
             self.calls += 1
             calls[self.calls] = (key, index)
-            shares[n % len(idle)].append((self.calls, f"{self.pk}:{key}", run.plan, run.seed,
+            shares[n % len(idle)].append((self.calls, f"{self.token}:{key}", run.plan, run.seed,
                                           key, index, sim.BATCH))
-        states = {f"{self.pk}:{key}": part.state for key, part in run.parts.items()}
+        states = {f"{self.token}:{key}": part.state for key, part in run.parts.items()}
         for player, share in zip(idle, shares, strict=True):
             if share:
                 player.send(self.engine_key, share, states)
