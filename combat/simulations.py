@@ -489,6 +489,7 @@ def keep_queued() -> None:
 
 
 _tokens = itertools.count(1)
+_calls = itertools.count(1)
 _players: list[Player] = []  # the simulation thread's worker processes
 
 
@@ -530,7 +531,6 @@ class Job:
         self.beaten = time.monotonic()  # when the queued rows were last marked alive
         self.pending: dict = {}  # the batches of the step that plays, come back so far
         self.token = next(_tokens)  # names its states in the workers (pks may repeat)
-        self.calls = 0
 
     @property
     def active(self) -> bool:
@@ -595,9 +595,9 @@ class Job:
         idle = [p for p in pool if not p.calls] or pool
         shares: list[list[tuple]] = [[] for _ in idle]
         for n, (key, index) in enumerate(wanted):
-            self.calls += 1
-            calls[self.calls] = (key, index)
-            shares[n % len(idle)].append((self.calls, f"{self.token}:{key}", run.plan, run.seed,
+            call = next(_calls)  # unique in the process: a stopped run's answers still come
+            calls[call] = (key, index)
+            shares[n % len(idle)].append((call, f"{self.token}:{key}", run.plan, run.seed,
                                           key, index, sim.BATCH))
         states = {f"{self.token}:{key}": part.state for key, part in run.parts.items()}
         for player, share in zip(idle, shares, strict=True):
