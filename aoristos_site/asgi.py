@@ -21,6 +21,7 @@ django_wsgi_app = get_wsgi_application()  # sets Django up
 
 from aoristos_site.pages import PageApplication  # noqa: E402  (after Django is set up)
 from campaign_log import stream  # noqa: E402
+from combat import simulations  # noqa: E402
 
 # The event loop that relays a roll to every open page waits for the GIL while a page
 # thread runs Django; Python hands it over every "switch interval", 5 ms by default, so
@@ -38,6 +39,9 @@ STREAM_PREFIX = "/live/"
 PAGE_THREADS = int(os.environ.get("PAGE_THREADS", "").strip() or max(4, 2 * (os.cpu_count() or 1)))
 
 pages = PageApplication(django_wsgi_app, threads=PAGE_THREADS)
+
+# Simulated fights queued by any process of the site are played by whichever is free.
+simulations.listen()
 
 # Everything set up so far (Django, the apps, their templates) lives as long as the
 # process: move it out of the garbage collector's way, so a full collection only walks

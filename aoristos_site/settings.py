@@ -291,17 +291,20 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
 }
 
-# Simulated fights (issue 29; combat/simulations.py, docs/operations.md#limits). Runs one
-# account and one campaign may have queued or playing in a server process (which holds at
-# most 8); how long an API request with "wait": true may wait for its run, and how many
-# may wait at once (0: a quarter of PAGE_THREADS, at least 1).
+# Simulated fights (issue 29; combat/simulations.py, docs/operations.md#limits). Runs the
+# whole site may have queued or playing, and of them one account and one campaign; how
+# often an idle server process looks for runs queued on another (0: never, seconds);
+# how long an API request with "wait": true may wait for its run, and how many may wait
+# at once (0: a quarter of PAGE_THREADS, at least 1).
+SIMULATION_QUEUE = max(1, envint("SIMULATION_QUEUE", 8))
+SIMULATION_CLAIM_SECONDS = max(0, envint("SIMULATION_CLAIM_SECONDS", 1))
 SIMULATION_RUNS_PER_USER = envint("SIMULATION_RUNS_PER_USER", 2)
 SIMULATION_RUNS_PER_CAMPAIGN = envint("SIMULATION_RUNS_PER_CAMPAIGN", 2)
 SIMULATION_WAIT_SECONDS = envint("SIMULATION_WAIT_SECONDS", 10)
 SIMULATION_WAITERS = envint("SIMULATION_WAITERS", 0)
 # Worker processes that play a server process's simulated fights (issue 46; 0: one fewer
-# than the cores, at least 1, a core left for the pages), and their CPU priority (nice,
-# 0-19): below the pages, never starved.
+# than the cores, shared among `serve`'s WORKERS, at least 1, a core left for the
+# pages), and their CPU priority (nice, 0-19): below the pages, never starved.
 SIMULATION_PROCESSES = max(0, envint("SIMULATION_PROCESSES", 0))
 SIMULATION_NICE = max(0, min(19, envint("SIMULATION_NICE", 10)))
 

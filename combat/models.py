@@ -163,7 +163,9 @@ class Simulation(models.Model):
     job: its status and progress (`done` fights of at most `total`, the award's runs
     included), what the GM asked for, the running estimate while it plays and the result
     once it is counted. Any process reads the
-    progress; a cancel is this row's status, which the job sees at its next progress."""
+    progress; a cancel is this row's status, which the job sees at its next progress.
+    The row is the queue too: a running row that no process has claimed (`claimed_by`
+    empty) waits, and whichever server process is free claims it and plays it."""
 
     class Status(models.TextChoices):
         RUNNING = "running", _("Running")
@@ -185,6 +187,8 @@ class Simulation(models.Model):
     estimate = models.JSONField(null=True, blank=True)  # the running estimate while it plays
     error = models.CharField(max_length=200, blank=True)
     shared = models.BooleanField(default=False)  # the players see it too
+    claimed_by = models.CharField(max_length=80, blank=True, default="")  # "host:pid" playing it
+    claimed_at = models.DateTimeField(null=True, blank=True)  # when (the queue's turns)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
     )
@@ -193,6 +197,10 @@ class Simulation(models.Model):
 
     class Meta:
         ordering = ["-pk"]
+        indexes = [  # the queue: the running rows alone (every process asks it each second)
+            models.Index(fields=["claimed_by", "created_by"], name="simulation_queue",
+                         condition=models.Q(status="running")),
+        ]
 
     def __str__(self):
         return f"{self.encounter_id} v{self.version} {self.status} {self.done}/{self.total}"

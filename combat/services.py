@@ -135,6 +135,17 @@ def folded(encounter: Encounter, engine=None) -> Replay:
     return result
 
 
+def folded_at(encounter: Encounter, version: int, engine=None) -> Replay:
+    """The encounter's state as it was at `version` (a simulated run's, claimed by any
+    process): the cached fold when the fight is still there, else the log folded up to
+    that version."""
+    engine = engine or engine_of(encounter)
+    if version == encounter.version:
+        return folded(encounter, engine)
+    log_ = records(encounter.pk, engine, upto=version)
+    return replay(engine, initial_state(encounter, engine), log_)
+
+
 @functools.cache
 def _records_between_sql(vendor: str) -> str:
     qn = connection.ops.quote_name

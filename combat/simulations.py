@@ -3,11 +3,14 @@
 The fights are played by the rules core (`rules.simulation`); this module runs them for a
 page or the API without blocking either:
 
-- **A job per run, off the request thread.** `start` stores a `Simulation` row and hands
-  the run to this process's simulation thread, which has its fights played in worker
-  processes (`Player`, `SIMULATION_PROCESSES` of them: by default one fewer than the
-  cores, so a laptop serving the table keeps a core for the pages). The request answers
-  at once; the page polls the section (any process can read the row).
+- **A queued row per run, off the request thread.** `start` stores a `Simulation` row,
+  the queue itself: any server process of the site that is free claims it (`claim`; the
+  one that started it is told at once, the others look every SIMULATION_CLAIM_SECONDS
+  while idle, `listen`), folds the fight at the run's version and has its fights played
+  in its worker processes (`Player`, `SIMULATION_PROCESSES` of them: by default one
+  fewer than the cores, so a laptop serving the table keeps a core for the pages). The
+  request answers at once; the page polls the section (any process reads the row), and
+  the result is stored once, in that row, by the process that played it.
 - **Until the answer is known** (issue 46; `rules.simulation.Run`): a step of batches at
   a time, each batch seeded by (seed, part, index) and handed to whichever worker is
   free, the step counted in batch order once it is whole. So the same seed gives the
@@ -23,26 +26,27 @@ page or the API without blocking either:
   job's row takes: when the GM has cancelled (the row's status), the UPDATE changes
   nothing and the job stops at its next batch, keeping the fight's fights counted so far.
 - **From the state the GM sees.** The run starts from the encounter's state at its
-  version (the process's folded state, not read again); the result names that version,
+  version when it was asked (folded by the process that plays it, from its cache when
+  the fight is still there); the result names that version,
   and a page marks it stale once the fight has moved on.
 - **The p. 4 award** (Aoristos) is simulated from the fight as it was set up: the state
   itself before the start, else the fold of the log up to the start. Its thresholds are
   the campaign's house rules (`rules.aoristos.system.AWARD_HOUSE_RULES`).
 - **A server process that dies** leaves its running row behind: a row whose progress has
-  not moved in `STALLED` is shown as interrupted, and a new run may be started. The run
-  is played by the worker processes of the server process that started it; every other
-  process shows it from the row.
+  not moved in `STALLED` is shown as interrupted, and a new run may be started. A run it
+  had queued and nobody claimed yet is played by another process.
 - **Shares of the queue** (issue 42: on a hosted server every account may be an attacker
-  of every other table). A process holds at most `MAX_QUEUED` runs queued or playing, of
-  which one account may have `SIMULATION_RUNS_PER_USER` and one campaign
+  of every other table). The site holds at most `SIMULATION_QUEUE` runs queued or
+  playing, of which one account may have `SIMULATION_RUNS_PER_USER` and one campaign
   `SIMULATION_RUNS_PER_CAMPAIGN`; past any of them `start` raises `Busy`, naming the
-  limit. The user's share is the one that matters against one account with many
-  campaigns of its own; the campaign's bounds one table when its GM changes (a handover)
-  or the user's share is set higher. A run that is replaced or cancelled leaves its
-  share at once. The cap is per process: several accounts together can still fill it.
-- **By turns.** The queue is one queue per user, taken by turns (round-robin): one
-  account's runs never wait in front of everybody else's. The executor's tasks only say
-  "play the next run"; which one is decided when a thread is free.
+  limit. They are counted in the database under a lock (`lock_queue`), so two processes
+  starting at once cannot both take the last place. The user's share is the one that
+  matters against one account with many campaigns of its own; the campaign's bounds one
+  table when its GM changes (a handover) or the user's share is set higher. A run that
+  is replaced or cancelled leaves its share at once.
+- **By turns.** The queue is taken by turns of its users (round-robin) across every
+  process: the user whose last run was claimed longest ago goes first. One account's
+  runs never wait in front of everybody else's.
 - **Waiting for a run** (the API's "wait") holds a page thread, so it is bounded: at most
   `SIMULATION_WAIT_SECONDS`, and at most `waiting_slots()` requests of the process wait
   at once (a quarter of the page threads); `wait_for_answer` says when it did not wait to
@@ -55,17 +59,18 @@ import logging
 import multiprocessing
 import os
 import secrets
+import socket
 import subprocess
 import sys
 import threading
 import time
-from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 from multiprocessing import connection as mp_connection
 
 from django.conf import settings
 from django.db import close_old_connections, connection, transaction
+from django.db.models import Count, Max, Q
 from django.utils import timezone
 
 from combat import services
@@ -76,7 +81,11 @@ log = logging.getLogger(__name__)
 
 PRECISIONS = sim.PRECISIONS  # the margins a GM may ask for (percentage points at 95 %)
 MAX_SEED = 2**62  # seeds are 0 up to this (a BigIntegerField holds them)
-MAX_QUEUED = 8  # runs queued or playing in one process; more are refused with a reason
+MAX_QUEUED = 8  # default of SIMULATION_QUEUE: runs queued or playing on the whole site
+CLAIM_SECONDS = 1.0  # default of SIMULATION_CLAIM_SECONDS (`listen`)
+CLAIM_LOOK = 100  # the oldest queued rows among which the next user's turn is found
+WAIT_POLL_SECONDS = 0.1  # how often a wait for a run played elsewhere reads its row
+QUEUE_LOCK = 46_046  # PostgreSQL's advisory lock of a start (`lock_queue`)
 RUNS_PER_USER = 2  # defaults of SIMULATION_RUNS_PER_USER and _PER_CAMPAIGN
 RUNS_PER_CAMPAIGN = 2
 WAIT_SECONDS = 10  # default of SIMULATION_WAIT_SECONDS
@@ -97,10 +106,9 @@ STALLED = timedelta(seconds=30)
 AWARD_SYSTEMS = frozenset({"aoristos"})  # the p. 4 table is Aoristos's
 
 _executor: ThreadPoolExecutor | None = None
-_jobs: dict[int, "Job"] = {}  # run pk -> its job, queued or playing in this process
-_starting: list["Job"] = []  # jobs whose rows are being written: they hold their shares
-_queues: dict[int | None, deque["Job"]] = {}  # user pk -> the user's queued jobs, oldest first
-_turns: deque[int | None] = deque()  # users with queued jobs, whose turn is next first
+_jobs: dict[int, "Job"] = {}  # run pk -> its job, playing in this process
+_tasks = 0  # "play the queued runs" tasks given to this process's thread and not done
+_draining = threading.Event()  # set while `drain` stops this process's runs: none is claimed
 _waiting = 0  # requests of this process waiting for a run (`wait_for_answer`)
 _lock = threading.Lock()
 # A stop wakes the simulation thread from its wait for the workers: it sleeps otherwise
@@ -110,8 +118,8 @@ os.set_blocking(_wake[0], False)
 
 
 class Busy(Exception):
-    """A limit of this process's queue is reached: `limit` is "process", "user" or
-    "campaign", `allowed` its number."""
+    """A limit of the queue is reached: `limit` is "process" (the whole queue's),
+    "user" or "campaign", `allowed` its number."""
 
     def __init__(self, limit: str = "process", allowed: int = MAX_QUEUED):
         super().__init__(f"{limit}: {allowed}")
@@ -127,6 +135,11 @@ def executor() -> ThreadPoolExecutor:
                 thread_name_prefix="simulate",
             )
         return _executor
+
+
+def process_name() -> str:
+    """How a run's row names the server process that plays it (`claimed_by`)."""
+    return f"{socket.gethostname()}:{os.getpid()}"[:80]
 
 
 def latest(encounter: Encounter) -> Simulation | None:
@@ -172,40 +185,67 @@ def setup_state(encounter: Encounter, engine, folded):
     return setup
 
 
+def award_setup(encounter: Encounter, engine, folded):
+    """The set-up state whose award is simulated with the fight, or None: not an award
+    system, no set-up state, or nothing to award (no characters, nobody against them)."""
+    if encounter.system not in AWARD_SYSTEMS:
+        return None
+    setup = setup_state(encounter, engine, folded)
+    if setup is not None and sim.characters_side(setup) is None:
+        return None
+    return setup
+
+
 def shares() -> tuple[int, int]:
-    """(runs per user, runs per campaign) queued or playing in one process."""
+    """(runs per user, runs per campaign) queued or playing at once."""
     return (getattr(settings, "SIMULATION_RUNS_PER_USER", RUNS_PER_USER),
             getattr(settings, "SIMULATION_RUNS_PER_CAMPAIGN", RUNS_PER_CAMPAIGN))
 
 
 def refusal(encounter_pk, campaign_pk, user_pk) -> Busy | None:
     """Why a run of this encounter, campaign and user may not be queued now, or None.
-    Jobs of its own encounter do not count (starting it replaces them), unless they are
-    being started too. Called under `_lock`."""
-    active = [j for j in _jobs.values() if j.active and j.encounter_pk != encounter_pk]
-    active += [j for j in _starting if j.active]
+    Counted in the database, so every process of the site holds the same limits: the
+    rows queued or playing (a row whose process stopped, `stalled`, holds none). Runs of
+    its own encounter do not count: starting it replaces them."""
+    active = Simulation.objects.filter(
+        status=Simulation.Status.RUNNING, updated_at__gt=timezone.now() - STALLED
+    ).exclude(encounter_id=encounter_pk)
+    counts = active.aggregate(
+        every=Count("pk"),
+        user=Count("pk", filter=Q(created_by_id=user_pk)),
+        campaign=Count("pk", filter=Q(encounter__campaign_id=campaign_pk)),
+    )
     per_user, per_campaign = shares()
-    if len(active) >= MAX_QUEUED:
-        return Busy("process", MAX_QUEUED)
-    if sum(1 for j in active if j.user_pk == user_pk) >= per_user:
+    queue = getattr(settings, "SIMULATION_QUEUE", MAX_QUEUED)
+    if counts["every"] >= queue:
+        return Busy("process", queue)
+    if counts["user"] >= per_user:
         return Busy("user", per_user)
-    if sum(1 for j in active if j.campaign_pk == campaign_pk) >= per_campaign:
+    if counts["campaign"] >= per_campaign:
         return Busy("campaign", per_campaign)
     return None
+
+
+def lock_queue() -> None:
+    """Take the queue for this transaction, so the shares are counted by one start at a
+    time: PostgreSQL's advisory lock (SQLite's IMMEDIATE transactions already hold the
+    write lock from their BEGIN)."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [QUEUE_LOCK])
 
 
 def start(encounter: Encounter, user, *, precision: float = sim.DEFAULT_PRECISION, flees=(),
           seed: int | None = None) -> Simulation:
     """Store a run from the encounter's state, to be played until its chances are known
-    to ± `precision` points (`rules.simulation.Run`), and queue it; a run of the
-    encounter still going is cancelled (replaced). Busy, and nothing changed, when a
-    limit of the queue is reached (`refusal`), asked before the fight is read too, so a
-    refusal costs no folding. `flees`: ids of combatants that flee when wounded (unknown
-    ids are dropped). `seed`: the run's dice (the same seed, the same report); a random
-    one by default."""
+    to ± `precision` points (`rules.simulation.Run`), queued for whichever process is
+    free (this one is told at once); a run of the encounter still going is cancelled
+    (replaced). Busy, and nothing changed, when a limit of the queue is reached
+    (`refusal`), asked before the fight is read too, so a refusal costs no folding.
+    `flees`: ids of combatants that flee when wounded (unknown ids are dropped). `seed`:
+    the run's dice (the same seed, the same report); a random one by default."""
     owner = (encounter.pk, encounter.campaign_id, getattr(user, "pk", None))
-    with _lock:
-        refused = refusal(*owner)
+    refused = refusal(*owner)
     if refused is not None:
         raise refused
     engine = services.engine_of(encounter)
@@ -213,126 +253,150 @@ def start(encounter: Encounter, user, *, precision: float = sim.DEFAULT_PRECISIO
     state = folded.state
     ids = {c.id for c in state.combatants}
     flees = sorted({cid for cid in flees if cid in ids})
-    setup = None
-    if encounter.system in AWARD_SYSTEMS:
-        setup = setup_state(encounter, engine, folded)
-        if setup is not None and sim.characters_side(setup) is None:
-            setup = None  # nothing to award: no characters, or nobody against them
-    house = {k: v for k, v in encounter.campaign.house().items() if k in sim.AWARD_DEFAULTS}
-    same = setup is state
+    setup = award_setup(encounter, engine, folded)
     planned = sim.Run(state, seed=0, precision=sim.Precision(precision), setup=setup)
-    job = Job(None, (encounter.system, encounter.kind), state, setup, same, house,
-              encounter_pk=owner[0], campaign_pk=owner[1], user_pk=owner[2])
-    with _lock:
+    # The earlier run's row is cancelled in the same transaction that stores this one:
+    # whoever sees it cancelled also finds the run that replaced it.
+    with transaction.atomic():
+        lock_queue()
         refused = refusal(*owner)
         if refused is not None:
-            raise refused
-        _starting.append(job)  # its share is held while its row is written
-    try:
-        # The earlier run's row is cancelled in the same transaction that stores this
-        # one: whoever sees it cancelled also finds the run that replaced it.
-        with transaction.atomic():
-            Simulation.objects.filter(encounter=encounter, status=Simulation.Status.RUNNING
-                                      ).update(status=Simulation.Status.CANCELLED,
-                                               updated_at=timezone.now())
-            run = Simulation.objects.create(
-                encounter=encounter,
-                version=encounter.version,
-                fights=planned.cap(),
-                precision=precision,
-                seed=secrets.randbits(62) if seed is None else seed,
-                flees=flees,
-                total=planned.most(),
-                created_by=user,
-            )
-        with _lock:
-            job.pk = run.pk
-            # Two starts of one encounter at once: the later row (its transaction
-            # cancelled the earlier's) is the one that plays.
-            others = [j for j in (*_jobs.values(), *_starting)
-                      if j.encounter_pk == encounter.pk and j is not job and j.pk is not None]
-            ended = [j for j in others if j.pk < run.pk and stop(j)]
-            if any(j.pk > run.pk for j in others):
-                job.stopped = True
-            if not job.stopped:
-                _jobs[run.pk] = job
-                queue(job)
-    finally:
-        with _lock:
-            _starting.remove(job)
-    for done in ended:
-        done.ended.set()
-    if job.stopped:
-        job.ended.set()
-    else:
-        executor().submit(play_next)
+            raise refused  # rolled back: nothing changed
+        Simulation.objects.filter(encounter=encounter, status=Simulation.Status.RUNNING
+                                  ).update(status=Simulation.Status.CANCELLED,
+                                           updated_at=timezone.now())
+        run = Simulation.objects.create(
+            encounter=encounter,
+            version=encounter.version,
+            fights=planned.cap(),
+            precision=precision,
+            seed=secrets.randbits(62) if seed is None else seed,
+            flees=flees,
+            total=planned.most(),
+            created_by=user,
+        )
+    with _lock:  # a replaced run playing here stops at once (elsewhere: at its next write)
+        for job in [j for j in _jobs.values() if j.encounter_pk == encounter.pk]:
+            stop(job)
+    play_soon()
     return run
 
 
-def queue(job: "Job") -> None:
-    """Put `job` at the end of its user's queue (under `_lock`)."""
-    if job.user_pk not in _queues:
-        _queues[job.user_pk] = deque()
-        _turns.append(job.user_pk)
-    _queues[job.user_pk].append(job)
+def play_soon() -> None:
+    """Have this process's simulation thread claim and play the queued runs."""
+    global _tasks
+    with _lock:
+        _tasks += 1
+    executor().submit(play_next)
 
 
-def stop(job: "Job") -> bool:
-    """Stop `job` (under `_lock`): a queued one leaves the queue and will not be played,
-    a playing one stops at its next check. True when it was queued: it has ended then,
-    and the caller sets its `ended` once the row says why."""
+def idle() -> bool:
+    """This process plays no run and has none to look for."""
+    with _lock:
+        return _tasks == 0 and not _jobs
+
+
+def stop(job: "Job") -> None:
+    """Stop `job` (under `_lock`): it stops at its next check, woken from its wait."""
     job.stopped = True
-    waiting = _queues.get(job.user_pk)
-    if waiting is None or job not in waiting:
-        with contextlib.suppress(OSError):  # a playing one: its thread wakes to see it
-            os.write(_wake[1], b"x")
-        return False
-    waiting.remove(job)
-    if not waiting:
-        del _queues[job.user_pk]
-        _turns.remove(job.user_pk)
-    _jobs.pop(job.pk, None)
-    return True
+    with contextlib.suppress(OSError):
+        os.write(_wake[1], b"x")
 
 
-def next_job() -> "Job | None":
-    """The first queued job of the user whose turn it is (under `_lock`); that user's
-    turn moves to the end of the line."""
-    if not _turns:
-        return None
-    user = _turns.popleft()
-    waiting = _queues[user]
-    job = waiting.popleft()
-    if waiting:
-        _turns.append(user)
-    else:
-        del _queues[user]
-    return job
+def claim() -> Simulation | None:
+    """The queued run whose user's turn it is, claimed for this process; None when none
+    waits (or `drain` stops this process's runs). The queue is taken by turns of its
+    users (round-robin), across every process: of the users with runs waiting, the one
+    whose last run was claimed longest ago (or never) goes first, and of that user's runs
+    the oldest. One account's runs never wait in front of everybody else's. The UPDATE
+    that claims a row takes only an unclaimed one: of processes claiming at once, each
+    gets another row."""
+    running = Simulation.objects.filter(status=Simulation.Status.RUNNING)
+    while not _draining.is_set():
+        waiting = list(running.filter(claimed_by="").order_by("pk")
+                       .values_list("pk", "created_by_id")[:CLAIM_LOOK])
+        if not waiting:
+            return None
+        users = {user for _pk, user in waiting if user is not None}
+        last = dict(Simulation.objects.filter(created_by_id__in=users, claimed_at__isnull=False)
+                    .order_by().values("created_by_id").annotate(last=Max("claimed_at"))
+                    .values_list("created_by_id", "last"))
+        pk, _user = min(waiting, key=lambda row: (row[1] in last,
+                                                   last.get(row[1]) or timezone.now(), row[0]))
+        now = timezone.now()
+        if running.filter(pk=pk, claimed_by="").update(claimed_by=process_name(),
+                                                       claimed_at=now, updated_at=now):
+            return Simulation.objects.filter(pk=pk).first()
+    return None
 
 
 def play_next() -> None:
-    """An executor task: play the next queued run, if any is left (a run that was
-    stopped while it waited has left the queue, and its task finds nothing or another)."""
-    with _lock:
-        job = next_job()
-    if job is None:
-        return
+    """An executor task: claim the queued runs one after another (`claim`) and play each,
+    until none waits. A task that finds none (another process claimed them) ends."""
+    global _tasks
     try:
-        job()
+        while (row := claim()) is not None:
+            job = Job(row)
+            with _lock:
+                _jobs[row.pk] = job
+                job.stopped = _draining.is_set()  # claimed as `drain` began
+            try:
+                job()
+            finally:
+                with _lock:
+                    _jobs.pop(row.pk, None)
+                job.ended.set()
+    except Exception:  # the database went away: the rows wait for the next task
+        log.exception("simulation queue")
     finally:
         with _lock:
-            _jobs.pop(job.pk, None)
-        job.ended.set()
+            _tasks -= 1
+        connection.close()
+
+
+def listen() -> None:
+    """A served process looks for runs queued by any process of the site every
+    SIMULATION_CLAIM_SECONDS while its simulation thread is idle, and claims them
+    (`claim`): a run started on a process that is busy plays on one that is free, and a
+    run left queued by a process that stopped is played. 0 turns it off (the runs this
+    process starts still play here)."""
+    seconds = getattr(settings, "SIMULATION_CLAIM_SECONDS", CLAIM_SECONDS)
+    if seconds > 0:
+        threading.Thread(target=look_for_runs, args=(seconds,), name="simulate-claims",
+                         daemon=True).start()
+
+
+def look_for_runs(seconds: float) -> None:
+    while True:
+        time.sleep(seconds)
+        try:
+            if idle() and Simulation.objects.filter(status=Simulation.Status.RUNNING,
+                                                    claimed_by="").exists():
+                play_soon()
+        except Exception as error:  # the database away (core.outage): try again later
+            log.warning("looking for queued simulations: %r", error)
+            connection.close()
 
 
 def wait(run: Simulation, timeout: float = 60) -> bool:
-    """Wait at most `timeout` seconds for a run this process started to end (tests, and
-    the API's "wait" through `wait_for_answer`); True when it has ended (or is not this
-    process's), False when it still goes on. Never raises: the row says what became of
-    the run."""
-    with _lock:
-        job = _jobs.get(run.pk)
-    return job is None or job.ended.wait(timeout)
+    """Wait at most `timeout` seconds for a run to end, whichever process plays it (tests,
+    and the API's "wait" through `wait_for_answer`); True when it has ended, False when
+    it still goes on. A run playing here is waited for by its job, any other by its row,
+    read every WAIT_POLL_SECONDS. Never raises: the row says what became of the run."""
+    deadline = time.monotonic() + timeout
+    while True:
+        with _lock:
+            job = _jobs.get(run.pk)
+        left = deadline - time.monotonic()
+        if job is not None and job.ended.wait(max(0.0, min(left, 1.0))):
+            return True
+        if not Simulation.objects.filter(pk=run.pk, status=Simulation.Status.RUNNING).exists():
+            return True
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return False
+        if job is None:
+            time.sleep(min(left, WAIT_POLL_SECONDS))
 
 
 def waiting_slots() -> int:
@@ -371,27 +435,29 @@ def wait_for_answer(run: Simulation) -> str:
 
 
 def drain(timeout: float = 10) -> None:
-    """Stop every run of this process: those waiting never start, those playing stop at
-    their next check (a test's end, before its database goes)."""
-    with _lock:
-        jobs = list(_jobs.values())
-        ended = [job for job in jobs if stop(job)]
-        _jobs.clear()
-    for job in ended:
-        job.ended.set()
-    for job in jobs:
-        job.ended.wait(timeout)
-    # The thread's calls still waiting (each takes the next queued run, whichever it is)
-    # run now and find nothing: left waiting, one took the next test's run on a busy
-    # machine, and played it ahead of what that test had queued.
-    if _executor is not None:
-        with contextlib.suppress(Exception):
-            _executor.submit(lambda: None).result(timeout)
+    """Stop every run of this process (a test's end, before its database goes): those
+    playing stop at their next check, and none is claimed until the thread's tasks still
+    waiting have run and found nothing (left waiting, one took the next test's run on a
+    busy machine, and played it ahead of what that test had queued)."""
+    try:
+        with _lock:
+            _draining.set()
+            jobs = list(_jobs.values())
+            for job in jobs:
+                stop(job)
+        for job in jobs:
+            job.ended.wait(timeout)
+        if _executor is not None:
+            with contextlib.suppress(Exception):
+                _executor.submit(lambda: None).result(timeout)
+    finally:
+        _draining.clear()
 
 
 def cancel(run: Simulation) -> bool:
-    """Cancel a running run; False when it had already ended. Its job in this process
-    leaves the queue (or stops at its next check), so its share is free at once."""
+    """Cancel a running run; False when it had already ended. A queued one is never
+    claimed; one playing here stops at once, one playing on another process at its next
+    write (`Job.progress`, a quarter of a second)."""
     cancelled = bool(
         Simulation.objects.filter(pk=run.pk, status=Simulation.Status.RUNNING).update(
             status=Simulation.Status.CANCELLED, updated_at=timezone.now()
@@ -399,9 +465,8 @@ def cancel(run: Simulation) -> bool:
     )
     with _lock:
         job = _jobs.get(run.pk)
-        ended = job is not None and stop(job)
-    if ended:
-        job.ended.set()
+        if job is not None:
+            stop(job)
     return cancelled
 
 
@@ -472,20 +537,24 @@ class Player:
 
 
 def processes() -> int:
-    """How many worker processes play a run (`SIMULATION_PROCESSES`; 0, the default: one
-    fewer than the machine's cores, at least 1, so a core is left for the pages)."""
+    """How many worker processes play a server process's runs (`SIMULATION_PROCESSES`;
+    0, the default: one fewer than the machine's cores, shared among the server processes
+    `serve` started on it (SERVE_WORKERS), at least 1 each, so a core is left for the
+    pages)."""
     configured = getattr(settings, "SIMULATION_PROCESSES", 0)
-    return configured if configured > 0 else max(1, (os.cpu_count() or 1) - 1)
+    if configured > 0:
+        return configured
+    served = os.environ.get("SERVE_WORKERS", "").strip()
+    served = int(served) if served.isdigit() and int(served) > 0 else 1
+    return max(1, ((os.cpu_count() or 1) - 1) // served)
 
 
 def keep_queued() -> None:
-    """Mark the rows of this process's queued runs as waiting, not stalled (`stalled`):
-    a queue behind a slow run is no stopped process."""
-    with _lock:
-        pks = [job.pk for waiting in _queues.values() for job in waiting]
-    if pks:
-        Simulation.objects.filter(pk__in=pks, status=Simulation.Status.RUNNING).update(
-            updated_at=timezone.now())
+    """Mark the queued rows (every process's, none of them stalled yet) as waiting, not
+    stalled (`stalled`): a queue behind a slow run is no stopped process."""
+    now = timezone.now()
+    Simulation.objects.filter(status=Simulation.Status.RUNNING, claimed_by="",
+                              updated_at__gt=now - STALLED).update(updated_at=now)
 
 
 _tokens = itertools.count(1)
@@ -520,22 +589,16 @@ class Job:
     """One run, as the simulation thread plays it: its fights in the worker processes,
     a step at a time (`rules.simulation.Run`), its estimate written as batches come in."""
 
-    def __init__(self, pk, engine_key, state, setup, same, house, *, encounter_pk=None,
-                 campaign_pk=None, user_pk=None):
-        self.pk, self.engine_key, self.state, self.setup = pk, engine_key, state, setup
-        self.same, self.house = same, house
-        self.encounter_pk, self.campaign_pk, self.user_pk = encounter_pk, campaign_pk, user_pk
+    def __init__(self, row: Simulation):
+        self.pk, self.encounter_pk = row.pk, row.encounter_id
+        self.engine_key = self.state = self.setup = None  # read by `prepare`
+        self.house: dict = {}
         self.stopped = False  # replaced, cancelled or drained: it plays no more fights
         self.ended = threading.Event()  # set once it will write its row no more
         self.written = 0.0
         self.beaten = time.monotonic()  # when the queued rows were last marked alive
         self.pending: dict = {}  # the batches of the step that plays, come back so far
         self.token = next(_tokens)  # names its states in the workers (pks may repeat)
-
-    @property
-    def active(self) -> bool:
-        """Queued or playing, and not stopped: it holds a share of the queue."""
-        return not self.stopped and not self.ended.is_set()
 
     def __call__(self) -> None:
         close_old_connections()
@@ -554,6 +617,18 @@ class Job:
         finally:
             connection.close()
 
+    def prepare(self, row: Simulation) -> None:
+        """The fight as the GM asked about it: the encounter's state at the run's version,
+        folded here (the run may have been started on another process), its set-up state
+        for the award and the campaign's house rules for it."""
+        encounter = Encounter.objects.select_related("campaign").get(pk=row.encounter_id)
+        engine = services.engine_of(encounter)
+        folded = services.folded_at(encounter, row.version, engine)
+        self.engine_key = (encounter.system, encounter.kind)
+        self.state, self.setup = folded.state, award_setup(encounter, engine, folded)
+        self.house = {k: v for k, v in encounter.campaign.house().items()
+                      if k in sim.AWARD_DEFAULTS}
+
     def run_of(self, row: Simulation) -> sim.Run:
         return sim.Run(self.state, seed=row.seed, plan=sim.Plan(flees=frozenset(row.flees)),
                        precision=sim.Precision(row.precision),
@@ -562,8 +637,9 @@ class Job:
 
     def play(self) -> None:
         row = Simulation.objects.get(pk=self.pk)
-        if row.status != Simulation.Status.RUNNING:
+        if row.status != Simulation.Status.RUNNING or self.stopped:
             return  # cancelled while it waited
+        self.prepare(row)
         run = self.run_of(row)
         pool = players()
         self.pending = {}

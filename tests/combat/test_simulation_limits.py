@@ -113,8 +113,7 @@ def test_a_waiter_whose_run_is_replaced_gets_a_clear_status_not_500(gm, campaign
     second, and its waiting request says so (it was a CancelledError and a 500)."""
     fight = npc_fight(campaign)
     waiting = in_thread(post, gm_client(gm), fight, {"precision": 1, "wait": True})
-    until(lambda: Simulation.objects.exists() and Simulation.objects.get().pk
-          in simulations._jobs)
+    until(Simulation.objects.exists)
     first = Simulation.objects.get()
     second = post(gm_client(gm), fight, {"precision": 5})
     assert second.status_code == 202
@@ -171,8 +170,7 @@ def test_a_wait_without_a_free_waiting_slot_answers_at_once(
 def test_a_waiter_of_a_cancelled_run_gets_cancelled(gm, campaign, held):
     fight = npc_fight(campaign)
     waiting = in_thread(post, gm_client(gm), fight, {"precision": 1, "wait": True})
-    until(lambda: Simulation.objects.exists() and Simulation.objects.get().pk
-          in simulations._jobs)
+    until(Simulation.objects.exists)
     cancelled = gm_client(gm).post(reverse("combat:api_simulation_cancel", args=[fight.pk]))
     assert cancelled.json()["simulation"]["status"] == "cancelled"
     answer = waiting()
@@ -181,14 +179,20 @@ def test_a_waiter_of_a_cancelled_run_gets_cancelled(gm, campaign, held):
     held()
 
 
-def test_a_waiter_of_a_failed_run_gets_failed(gm, campaign, held):
+def test_a_waiter_of_a_failed_run_gets_failed(gm, campaign, held, monkeypatch):
     """The rules fail in the simulation process (here: no such engine): the run is failed,
     its waiter says so, and the process plays the next run."""
+    prepare = simulations.Job.prepare
+
+    def no_such_engine(job, row):
+        prepare(job, row)
+        job.engine_key = ("nosuch", "combat")
+        monkeypatch.setattr(simulations.Job, "prepare", prepare)  # the next run plays
+
+    monkeypatch.setattr(simulations.Job, "prepare", no_such_engine)
     fight = npc_fight(campaign)
     waiting = in_thread(post, gm_client(gm), fight, {"precision": 5, "wait": True})
-    until(lambda: Simulation.objects.exists() and Simulation.objects.get().pk
-          in simulations._jobs)
-    simulations._jobs[Simulation.objects.get().pk].engine_key = ("nosuch", "combat")
+    until(Simulation.objects.exists)
     held()
     answer = waiting()
     assert answer.status_code == 200
@@ -272,8 +276,8 @@ def test_one_campaign_gets_its_share(gm, campaign, held, settings):
     held()
 
 
-def test_the_process_cap_still_holds(gm, held, settings, monkeypatch, make_user):
-    monkeypatch.setattr(simulations, "MAX_QUEUED", 3)
+def test_the_sites_queue_has_a_cap(gm, held, settings, make_user):
+    settings.SIMULATION_QUEUE = 3
     users = [make_user(f"gm{n}") for n in range(4)]
     fights = [npc_fight(campaign_create(gm=user, name=f"Bord {n}"))
               for n, user in enumerate(users)]
@@ -358,3 +362,56 @@ def test_the_same_seed_gives_the_same_report_with_one_worker_process_and_with_tw
     assert reports[1, 46] == reports[2, 46]
     assert reports[1, 46]["stopped"] == "precise"
     assert reports[2, 47] != reports[2, 46]
+
+
+def test_processes_claiming_at_once_each_get_another_row(gm, make_user, held):
+    """The queue is the rows (issue 46): server processes claim a queued run with an
+    UPDATE that only an unclaimed row takes, so of claims made at once no two get one
+    row, and every row is claimed once. Here threads of this process claim as processes
+    would (each on its own database connection)."""
+    users = [make_user(f"gm{n}") for n in range(6)]
+    fights = [npc_fight(campaign_create(gm=user, name=f"Bord {n}"))
+              for n, user in enumerate(users)]
+    queued = {simulations.start(fight, user, precision=5).pk
+              for user, fight in zip(users, fights, strict=True)}
+    start_together = threading.Barrier(3)
+
+    def claim_all():
+        start_together.wait()
+        claimed = []
+        while (row := simulations.claim()) is not None:
+            claimed.append(row.pk)
+        return claimed
+
+    joins = [in_thread(claim_all) for _ in range(3)]
+    claims = [join() for join in joins]
+    everything = [pk for claimed in claims for pk in claimed]
+    assert sorted(everything) == sorted(queued)  # each once
+    rows = Simulation.objects.filter(pk__in=queued)
+    assert all(row.claimed_by == simulations.process_name() and row.claimed_at for row in rows)
+    Simulation.objects.update(status=Simulation.Status.CANCELLED)  # nobody plays them
+    held()
+
+
+def test_starts_at_once_cannot_both_take_the_last_share(gm, held, settings):
+    """The shares are counted in the database under a lock (issue 46: runs are started
+    on any process): one account's starts made at once on several page threads (or
+    processes) get its share and no more."""
+    settings.SIMULATION_RUNS_PER_USER = 1
+    fights = [npc_fight(campaign_create(gm=gm, name=f"Bord {n}")) for n in range(4)]
+    for fight in fights:
+        services.folded(fight)  # what the GM's pages folded already
+    start_together = threading.Barrier(len(fights))
+
+    def ask(fight):
+        start_together.wait()
+        try:
+            return simulations.start(fight, gm, precision=5).pk
+        except simulations.Busy as refused:
+            return refused.limit
+
+    joins = [in_thread(ask, fight) for fight in fights]
+    answers = [join() for join in joins]
+    assert sorted(answers, key=str) == sorted([*(["user"] * 3), Simulation.objects.get().pk],
+                                              key=str)
+    held()

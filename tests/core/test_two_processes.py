@@ -22,7 +22,8 @@ from django.urls import reverse
 from campaign_log.broadcast import signature
 from campaigns.models import Campaign, Membership
 from combat import services as combat_services
-from combat.models import Encounter
+from combat import simulations
+from combat.models import Encounter, Simulation
 from tests.servers import collect_static, start_serve_command, worker_of_connection, worker_pids
 from tests.table.test_faults import CSRF_TOKEN, open_stream, post_roll, session_for
 
@@ -340,17 +341,55 @@ def get_json(server_url: str, path: str, session_key: str):
         client.close()
 
 
-def test_a_simulation_started_on_one_process_is_played_and_shown_on_both(
-        hosted, gm, campaign):
-    """Issue 46: the GM asks one server process how dangerous a fight is; its worker
-    processes play the run, the row holds its progress and its result once, and the
-    other process shows the same answer (the API and the page's section)."""
+def guards_set_up(campaign, gm) -> Encounter:
+    """Two NPCs of the GM, the fight not started."""
     encounter = Encounter.objects.create(campaign=campaign, name="Bakgården", system="aoristos")
     membership = Membership.objects.select_related("campaign", "user").get(
         campaign=campaign, user=gm)
     for command in GUARDS:
         encounter, _record, _after = combat_services.command_run(
             encounter=encounter, membership=membership, data=command, version=encounter.version)
+    return encounter
+
+
+def ended(run: Simulation, seconds: float = 60) -> Simulation:
+    deadline = time.monotonic() + seconds
+    while run.status == Simulation.Status.RUNNING and time.monotonic() < deadline:
+        time.sleep(0.05)
+        run.refresh_from_db()
+    return run
+
+
+def test_a_run_queued_by_a_busy_process_is_played_by_a_free_one(hosted, gm, campaign):
+    """Issue 46, "a run started on one process may play anywhere": the process that
+    started a run (here this test's, its simulation thread taken) is busy; a free server
+    process claims the queued row, plays it and stores its result once, in the row. The
+    same seed played here afterwards gives the same report."""
+    encounter = guards_set_up(campaign, gm)
+    servers = hosted(2)
+    hold = threading.Event()
+    busy = simulations.executor().submit(hold.wait)  # this process plays nothing
+    try:
+        run = ended(simulations.start(encounter, gm, precision=5, seed=4646))
+    finally:
+        hold.set()
+        busy.result(60)
+    assert run.status == Simulation.Status.DONE, (run.status, run.error)
+    host, pid = run.claimed_by.rsplit(":", 1)
+    assert int(pid) in [p for server in servers for p in worker_pids(server)], run.claimed_by
+    assert run.result["stopped"] == "precise"
+    again = ended(simulations.start(encounter, gm, precision=5, seed=4646))  # played anywhere
+    assert again.status == Simulation.Status.DONE
+    assert again.result == run.result
+    assert encounter.simulations.count() == 2
+
+
+def test_a_simulation_started_on_one_process_is_played_and_shown_on_both(
+        hosted, gm, campaign):
+    """Issue 46: the GM asks one server process how dangerous a fight is; its worker
+    processes play the run, the row holds its progress and its result once, and the
+    other process shows the same answer (the API and the page's section)."""
+    encounter = guards_set_up(campaign, gm)
     first, second = hosted(2)
     session = session_for(gm)
     api = reverse("combat:api_simulation", args=[encounter.pk])

@@ -91,6 +91,9 @@ class Command(BaseCommand):
         # The served site learns where it listens (settings.LISTEN_HOST): the invitation
         # link names that address, not the LAN's, when it is 127.0.0.1 alone.
         os.environ["LISTEN_HOST"] = host
+        # Each server process learns how many share the machine: their simulations'
+        # worker processes share its spare cores (combat.simulations.processes).
+        os.environ["SERVE_WORKERS"] = str(workers)
         argv = granian_command(
             host, port, workers=workers, ssl_certfile=certfile, ssl_keyfile=keyfile
         )
