@@ -367,14 +367,18 @@ def listen() -> None:
 
 
 def look_for_runs(seconds: float) -> None:
+    away = False  # the database did not answer the last look (said once, not each time)
     while True:
         time.sleep(seconds)
         try:
             if idle() and Simulation.objects.filter(status=Simulation.Status.RUNNING,
                                                     claimed_by="").exists():
                 play_soon()
+            away = False
         except Exception as error:  # the database away (core.outage): try again later
-            log.warning("looking for queued simulations: %r", error)
+            if not away:
+                log.warning("looking for queued simulations: %r", error)
+            away = True
             connection.close()
 
 
@@ -679,6 +683,9 @@ class Job:
         for player, share in zip(idle, shares, strict=True):
             if share:
                 player.send(self.engine_key, share, states)
+        # The last step's progress is written now, while the workers play this one: a
+        # write between the steps left them idle meanwhile.
+        self.progress(run, results)
         while len(results) < len(calls):
             if self.stopped:
                 return None
@@ -695,7 +702,8 @@ class Job:
                     if isinstance(summary, Exception):
                         raise summary
                     results[calls[call]] = summary
-                self.progress(run, results)
+                if len(results) < len(calls):  # a whole step: written as the next plays
+                    self.progress(run, results)
             if time.monotonic() - self.beaten > PLAYER_BEAT_SECONDS:  # alive, however slow
                 self.beaten = time.monotonic()
                 keep_queued()
