@@ -40,8 +40,11 @@ PAGE_THREADS = int(os.environ.get("PAGE_THREADS", "").strip() or max(4, 2 * (os.
 
 pages = PageApplication(django_wsgi_app, threads=PAGE_THREADS)
 
-# Simulated fights queued by any process of the site are played by whichever is free.
-simulations.listen()
+# Simulated fights queued by any process of the site are played by whichever is free:
+# a process that `serve` started (it names SERVE_WORKERS) looks for them. A process that
+# imports this module for its tests does not (its look would reach the test database).
+if os.environ.get("SERVE_WORKERS"):
+    simulations.listen()
 
 # Everything set up so far (Django, the apps, their templates) lives as long as the
 # process: move it out of the garbage collector's way, so a full collection only walks

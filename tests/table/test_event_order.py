@@ -212,7 +212,11 @@ def test_a_number_that_never_comes_is_logged_and_passed_after_a_bounded_wait(
         await page.read_until(r"id: 3\n")
         waited = asyncio.get_running_loop().time() - started
         assert page.ids() == [1, 3]
-        assert 0.3 <= waited < 2.0
+        # Seen once under load: event 3 0.003 s after the roll began, as if number 2 had
+        # been passed before (cause not found). Say what the hub had logged by then.
+        assert 0.3 <= waited < 2.0, (waited, [
+            (r.created, r.getMessage()) for r in caplog.records
+            if r.name == "campaign_log.stream"], started)
         await page.close()
 
     with caplog.at_level(logging.WARNING, logger="campaign_log.stream"):
