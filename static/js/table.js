@@ -116,20 +116,5 @@
     if (tray) new MutationObserver(measure).observe(tray, { childList: true, subtree: true });
   }
 
-  // Keep the screen awake while the table is open and in view. Browsers offer this only
-  // on HTTPS or localhost (see docs/operations.md, "HTTPS"); elsewhere nothing happens.
-  let wakeLock = null;
-  async function stayAwake() {
-    if (!("wakeLock" in navigator) || document.visibilityState !== "visible" || wakeLock) return;
-    try {
-      wakeLock = await navigator.wakeLock.request("screen");
-      wakeLock.addEventListener("release", () => {
-        wakeLock = null;
-      });
-    } catch {
-      wakeLock = null; // refused (battery saver, not allowed): the screen sleeps as usual
-    }
-  }
-  document.addEventListener("visibilitychange", stayAwake);
-  stayAwake();
+  // The screen stays awake by static/js/awake.js (templates/core/_keep_awake.html).
 })();
