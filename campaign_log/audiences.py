@@ -1,10 +1,11 @@
 """Who sees what of an event in the campaign's log: the audiences.
 
-Today two: the campaign's GM and its players. What a player may see of an event is
+Two: the campaign's GM and its players. What a player may see of an event is
 `visible`'s: a secret roll is the GM's alone (the others learn only that the GM rolled in
 secret), and an event with a ``"players"`` part (a fight's record, whose NPC numbers are
-the GM's) shows them that part. An audience to come (a table screen every member may
-read) sees what every player may see, never more.
+the GM's) shows them that part. A table screen (issue 47, `campaigns.models.TableScreen`)
+reads as a player: it sees what every player may see, never more, and shares the
+players' rendering of every event.
 
 A view is the rendering of an event one audience gets (`campaign_log.lines`):
 

@@ -72,6 +72,7 @@ GAP_HOLD_SECONDS = 0.05  # how long a message heard ahead of a missing one waits
 TRIM_EVERY = 256  # streams closed between two memory trims
 
 PATH = re.compile(r"^/live/campaigns/([0-9]{1,18})/events/?$")
+SCREEN_PATH = re.compile(r"^/live/screens/([A-Za-z0-9_-]{16,40})/events/?$")  # issue 47
 SEQ = re.compile(r"^[0-9]{1,18}$")
 
 _db_pool: ThreadPoolExecutor | None = None
@@ -154,6 +155,18 @@ def member_of(session_key: str, campaign_id: int) -> Member | None:
     return Member(user.pk, membership.pk, membership.is_gm)
 
 
+def screen_of(token: str) -> tuple[int, Member] | None:
+    """A table screen's campaign and the member it reads as (issue 47): a player, no more
+    (`is_gm` False), its ids the screen's own, negative, so no member's ever matches."""
+    from campaigns.models import TableScreen
+
+    found = TableScreen.objects.filter(token=token).values_list("pk", "campaign_id").first()
+    if found is None:
+        return None
+    pk, campaign_id = found
+    return campaign_id, Member(-pk, -pk, False)
+
+
 def language_of(cookies: dict) -> str:
     chosen = cookies.get(settings.LANGUAGE_COOKIE_NAME, "")
     return (
@@ -181,7 +194,9 @@ class Entry:
         self.seq = int(message["seq"])
         self.message = message
         self.removed_membership = (
-            message.get("membership_id") if message["kind"] == "member-removed" else None
+            message.get("membership_id") if message["kind"] == "member-removed"
+            else -message["screen"] if message["kind"] == "notice-screen" and message.get("ended")
+            else None  # a table screen ended: its stream (member id -pk) ends here
         )
         self.rendered: dict[tuple[bool, str], bytes] = {}
 
@@ -608,9 +623,11 @@ def starting_seq(scope) -> int | None:
 
 
 async def application(scope, receive, send) -> None:
-    """GET /live/campaigns/<id>/events: the campaign's events for one member."""
+    """GET /live/campaigns/<id>/events: the campaign's events for one member; GET
+    /live/screens/<token>/events: for a table screen, as a player sees them."""
     match = PATH.match(scope["path"])
-    if match is None:
+    screen = SCREEN_PATH.match(scope["path"]) if match is None else None
+    if match is None and screen is None:
         await respond(send, 404, "Not found")
         return
     if scope["method"] not in ("GET", "HEAD"):
@@ -618,10 +635,23 @@ async def application(scope, receive, send) -> None:
         return
     cookies = parse_cookie(header(scope, b"cookie"))
     with translation.override(language_of(cookies)):
-        await serve(scope, receive, send, int(match.group(1)), cookies)
+        if screen is not None:
+            await serve(scope, receive, send, None, cookies, screen=screen.group(1))
+        else:
+            await serve(scope, receive, send, int(match.group(1)), cookies)
 
 
-async def serve(scope, receive, send, campaign_id: int, cookies: dict) -> None:
+async def reader_of(campaign_id: int | None, cookies: dict, screen: str | None):
+    """(campaign id, member) of a stream, or None: a session's member of the campaign, or
+    a table screen by its token."""
+    if screen is not None:
+        return await run_db(screen_of, screen)
+    member = await run_db(member_of, cookies.get(settings.SESSION_COOKIE_NAME, ""), campaign_id)
+    return None if member is None else (campaign_id, member)
+
+
+async def serve(scope, receive, send, campaign_id: int | None, cookies: dict, *,
+                screen: str | None = None) -> None:
     after = starting_seq(scope)
     if after is None:
         await respond(send, 400, gettext("Last-Event-ID and ?after= must be whole numbers."))
@@ -636,7 +666,7 @@ async def serve(scope, receive, send, campaign_id: int, cookies: dict) -> None:
         )
         return
     try:
-        member = await run_db(member_of, cookies.get(settings.SESSION_COOKIE_NAME, ""), campaign_id)
+        reader = await reader_of(campaign_id, cookies, screen)
     except Exception as error:
         if not outage.note(error):
             log.exception("live table: could not check a stream's member")
@@ -647,9 +677,10 @@ async def serve(scope, receive, send, campaign_id: int, cookies: dict) -> None:
             [(b"retry-after", str(outage.RETRY_AFTER_SECONDS).encode())],
         )
         return
-    if member is None:
+    if reader is None:
         await respond(send, 404, gettext("No such table, or you are not at it."))
         return
+    campaign_id, member = reader
 
     hub = table.hub(campaign_id)
     stream = Stream(member, (member.is_gm, translation.get_language()), after)
@@ -724,7 +755,7 @@ async def follow(hub: Hub, stream: Stream, send) -> None:
             if entry.removed_membership == stream.member.membership_id:
                 if chunks:
                     await send_body(send, b"".join(chunks))
-                await send_body(send, closing_message(removed_text()))
+                await send_body(send, closing_message(removed_text(entry.removed_membership)))
                 return
             chunks.append(entry.chunk(stream.audience))
             stream.cursor = entry.seq
@@ -742,14 +773,16 @@ async def follow(hub: Hub, stream: Stream, send) -> None:
 async def deliver(stream: Stream, entry: Entry, send) -> bool:
     """Send one event read for this stream alone (a catch-up). False if it ends the stream."""
     if entry.removed_membership == stream.member.membership_id:
-        await send_body(send, closing_message(removed_text()))
+        await send_body(send, closing_message(removed_text(entry.removed_membership)))
         return False
     await send_body(send, entry.chunk(stream.audience))
     stream.cursor = entry.seq
     return True
 
 
-def removed_text() -> str:
+def removed_text(membership_id: int = 0) -> str:
+    if membership_id < 0:  # a table screen's
+        return gettext("The GM ended this table screen.")
     return gettext("You are no longer at this table: the GM removed you from the campaign.")
 
 
@@ -757,7 +790,7 @@ async def send_body(send, body: bytes) -> None:
     await send({"type": "http.response.body", "body": body, "more_body": True})
 
 
-def events(request, pk: int):
+def events(request, pk: int = 0, token: str = ""):
     """The stream's URL for `reverse()`: the ASGI router serves it (`application`) before
     Django sees the request, so Django itself only answers when the router is bypassed
     (plain WSGI), where a never-ending stream cannot work."""

@@ -188,3 +188,40 @@ class BringRequest(models.Model):
 
     def __str__(self):
         return f"{self.character} to {self.campaign} ({self.status})"
+
+
+SCREEN_CODE_LENGTH = 8  # 31^8 codes: guessed only behind the throttle (core.throttle)
+SCREENS_PER_CAMPAIGN = 4
+
+
+def new_screen_code() -> str:
+    return "".join(secrets.choice(JOIN_CODE_ALPHABET) for _ in range(SCREEN_CODE_LENGTH))
+
+
+class TableScreen(models.Model):
+    """A table screen of a campaign (issue 47): a TV or a laptop in the middle of the
+    table, opened by its link (`token`) or its short code with no account. It is an
+    audience of its own, read-only: it gets what every player may see, never more
+    (`campaign_log.audiences`; its live stream is `campaign_log.stream`'s, as a player's).
+    The GM chooses what it shows (`mode`) and ends it by removing it: its link and code
+    stop at once and an open screen is closed (a notice in the log says so)."""
+
+    class Mode(models.TextChoices):
+        ROLLS = "rolls", _("The latest rolls")
+        BLACKOUT = "blackout", _("Blackout")
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="screens")
+    name = models.CharField(_("name"), max_length=40)
+    code = models.CharField(max_length=SCREEN_CODE_LENGTH, unique=True, default=new_screen_code)
+    token = models.CharField(max_length=40, unique=True, default=new_invite_token)
+    mode = models.CharField(max_length=10, choices=Mode, default=Mode.ROLLS)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["pk"]
+
+    def __str__(self):
+        return f"{self.campaign_id}: {self.name} ({self.mode})"
+
+    def get_absolute_url(self):
+        return reverse("table:screen", args=[self.token])

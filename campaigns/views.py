@@ -12,7 +12,14 @@ from django.views.decorators.http import require_POST
 from campaigns import services
 from campaigns.access import get_bring_request, get_campaign, get_own_character
 from campaigns.forms import BringAnswerForm, CampaignForm, JoinCodeForm
-from campaigns.models import BringRequest, Campaign, JournalEntry, Membership
+from campaigns.models import (
+    SCREENS_PER_CAMPAIGN,
+    BringRequest,
+    Campaign,
+    JournalEntry,
+    Membership,
+    TableScreen,
+)
 from combat import running
 from combat.forms import where_words
 from core import throttle
@@ -118,6 +125,14 @@ def detail_context(request, campaign, membership, *, answer_forms=None) -> dict:
     if is_gm:
         context["invite_url"], context["invite_reachable"] = invite_url(request, campaign)
         context["pending_requests"] = pending_requests(campaign, answer_forms or {})
+        # The table screens (issue 47; table/screens.py): each with the link a TV opens.
+        context["screens"] = [
+            {"screen": screen, "url": shareable_url(request, screen.get_absolute_url())[0]}
+            for screen in campaign.screens.all()
+        ]
+        context["screen_enter_url"] = shareable_url(request, reverse("table:screen_enter"))[0]
+        context["screen_modes"] = TableScreen.Mode.choices
+        context["screens_full"] = len(context["screens"]) >= SCREENS_PER_CAMPAIGN
         # Members of an imported campaign still waiting for an account (archive).
         context["placeholders"] = list(campaign.placeholders.all())
         if context["placeholders"]:
@@ -215,16 +230,13 @@ def join_by_code(request):
     form = JoinCodeForm(request.POST or None)
     retry_after = 0
     if request.method == "POST" and form.is_valid():
-        checks = throttle.join_code_checks(request)
-        retry_after = throttle.retry_after(checks)
-        if retry_after:
-            form.add_error("code", throttle.throttled_message(retry_after))
-        else:
-            campaign = Campaign.objects.filter(join_code=form.cleaned_data["code"]).first()
-            if campaign is not None:
-                return redirect("campaigns:join", token=campaign.invite_token)
-            throttle.record_failure(checks)
-            form.add_error("code", _("No campaign has that join code."))
+        campaign, retry_after = throttle.guess(
+            throttle.join_code_checks(request),
+            Campaign.objects.filter(join_code=form.cleaned_data["code"]).first)
+        if campaign is not None:
+            return redirect("campaigns:join", token=campaign.invite_token)
+        form.add_error("code", throttle.throttled_message(retry_after) if retry_after
+                       else _("No campaign has that join code."))
     status = 429 if retry_after else 400 if form.is_bound else 200
     response = render(request, "campaigns/join_code.html", {"form": form}, status=status)
     if retry_after:

@@ -69,6 +69,7 @@ LOGIN_PER_ADDRESS = Limit("login-address", 10, 10 * 60)
 LOGIN_PER_USERNAME = Limit("login-username", 5, 15 * 60)
 JOIN_CODE_PER_ADDRESS = Limit("join-address", 10, 10 * 60)
 JOIN_CODE_PER_USER = Limit("join-user", 10, 10 * 60)
+SCREEN_CODE_PER_ADDRESS = Limit("screen-address", 10, 10 * 60)  # issue 47: no account
 
 
 def client_address(request) -> str:
@@ -224,3 +225,21 @@ def join_code_checks(request) -> list[tuple[Limit, str]]:
         (JOIN_CODE_PER_ADDRESS, client_address(request)),
         (JOIN_CODE_PER_USER, str(request.user.pk or "")),
     ]
+
+
+def screen_code_checks(request) -> list[tuple[Limit, str]]:
+    """A table screen's code is typed with no account: counted per address only."""
+    return [(SCREEN_CODE_PER_ADDRESS, client_address(request))]
+
+
+def guess(checks: list[tuple[Limit, str]], find):
+    """One guess at a code behind its throttle: (what `find()` found, 0), a miss counted as
+    a failure when it found nothing; (None, seconds to wait) when throttled, `find` not
+    called at all."""
+    waiting = retry_after(checks)
+    if waiting:
+        return None, waiting
+    found = find()
+    if found is None:
+        record_failure(checks)
+    return found, 0

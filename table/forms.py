@@ -477,3 +477,31 @@ def participants(characters: list, shares) -> list[dict]:
     archive rewrites it), the name as it is now and the TB it brought."""
     return [{"character_id": c.pk, "name": c.name, "test_base": share}
             for c, share in zip(characters, shares, strict=True)]
+
+
+class ScreenForm(forms.Form):
+    """A new table screen (issue 47; table/screens.py): its name, so the GM tells them apart."""
+
+    name = forms.CharField(label=_("Name of the screen"), max_length=40,
+                           initial=_("TV"), widget=forms.TextInput(attrs={"autocomplete": "off"}))
+
+    def clean_name(self):
+        name = " ".join(self.cleaned_data["name"].split())
+        if not name:
+            raise forms.ValidationError(_("Give the screen a name."))
+        return name
+
+
+class ScreenCodeForm(forms.Form):
+    """The code a table screen is opened by, typed on the TV (no account)."""
+
+    code = forms.CharField(
+        label=_("The table screen's code"),
+        max_length=20,
+        widget=forms.TextInput(attrs={"autocomplete": "off", "autocapitalize": "characters",
+                                      "spellcheck": "false", "placeholder": "ABCD2345"}),
+    )
+
+    def clean_code(self):
+        # Read aloud and typed on a remote: spaces and dashes between groups are allowed.
+        return re.sub(r"[\s-]", "", self.cleaned_data["code"]).upper()

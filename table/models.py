@@ -139,6 +139,7 @@ class NoticeEvent(models.Model):
         RECAP = "recap", _("Pinned recap")
         CREATION = "creation", _("Rolled for a new character")
         SITUATION = "situation", _("A situation is over")
+        SCREEN = "screen", _("The table screen changed")  # what it shows, or it ended
 
     campaign = models.ForeignKey(
         "campaigns.Campaign", on_delete=models.CASCADE, related_name="notice_events"

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from table import sheet, views
+from table import screens, sheet, views
 
 app_name = "table"
 urlpatterns = [
@@ -9,6 +9,14 @@ urlpatterns = [
     path("campaigns/<id:pk>/table/odds/", views.odds, name="odds"),
     path("campaigns/<id:pk>/table/situation/", views.situation_end, name="situation_end"),
     path("campaigns/<id:pk>/table/history/", views.history, name="history"),
+    # The table screen (issue 47): the GM's, then the screen's own pages (no account).
+    path("campaigns/<id:pk>/screens/", screens.screen_create, name="screen_create"),
+    path("campaigns/<id:pk>/screens/<id:screen_pk>/mode/", screens.screen_mode,
+         name="screen_mode"),
+    path("campaigns/<id:pk>/screens/<id:screen_pk>/end/", screens.screen_end,
+         name="screen_end"),
+    path("screen/", screens.screen_enter, name="screen_enter"),
+    path("screen/<slug:token>/", screens.screen_show, name="screen"),
     # Rolling from a character's sheet at its campaign's table, and its favourite tests.
     path("characters/<id:pk>/roll/", sheet.sheet_roll, name="sheet_roll"),
     path("characters/<id:pk>/favourites/", sheet.favourite_save, name="favourite_save"),

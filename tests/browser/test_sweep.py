@@ -34,7 +34,7 @@ from axe_playwright_python.sync_playwright import Axe
 from django.contrib.auth import get_user_model
 from django.contrib.auth.hashers import make_password
 
-from campaigns.models import Campaign, JournalEntry
+from campaigns.models import Campaign, JournalEntry, TableScreen
 from campaigns.services import campaign_join
 from combat import services, simulations
 from combat.models import Simulation
@@ -173,9 +173,13 @@ def demo(tmp_path, monkeypatch):
     albert = player.characters.get(campaign=aoristos)
     jace = player.characters.get(campaign=phobia)
     johan = player.characters.get(campaign=t10)
+    # A table screen of the Aoristos campaign (issue 47): the GM's section lists it, and
+    # its page (no account) is swept with the others.
+    screen = TableScreen.objects.create(campaign=aoristos, name="TV:n")
     return {
         "aoristos": aoristos, "t10": t10, "phobia": phobia, "entry": entry,
         "albert": albert, "jace": jace, "johan": johan, "imported": imported,
+        "screen": screen,
     }
 
 
@@ -260,6 +264,8 @@ def pages(demo):
         ("anonymous", "home", "/"),
         ("anonymous", "login", "/accounts/login/"),
         ("anonymous", "signup", "/accounts/signup/"),
+        ("anonymous", "screen-enter", "/screen/"),
+        ("anonymous", "table-screen", demo["screen"].get_absolute_url()),
     ]
     return player + gm + guest + anonymous
 

@@ -1,0 +1,41 @@
+// The table screen (issue 47; templates/table/screen.html): keeps its newest lines, shows
+// what the GM chose (a notice naming this screen reloads it), goes full screen on a tap,
+// and says so plainly when the GM ends it.
+(() => {
+  "use strict";
+  const body = document.body;
+  const log = document.getElementById("screen-log");
+  const mine = body.dataset.screen;
+  const keep = Number.parseInt(log?.dataset.keep ?? "6", 10);
+
+  function tidy() {
+    if (!log) return;
+    while (log.children.length > keep) log.lastElementChild.remove();
+    if (log.querySelector(`[data-screen-notice="${mine}"]`)) window.location.reload();
+  }
+  if (log) new MutationObserver(tidy).observe(log, { childList: true });
+
+  const full = document.querySelector("[data-full-screen]");
+  if (full) {
+    if (!document.fullscreenEnabled) full.hidden = true;
+    full.addEventListener("click", () => {
+      if (document.fullscreenElement) document.exitFullscreen();
+      else document.documentElement.requestFullscreen().catch(() => {});
+    });
+    document.addEventListener("fullscreenchange", () => {
+      full.hidden = Boolean(document.fullscreenElement);
+    });
+  }
+
+  document.addEventListener("table-closed", (event) => {
+    body.dataset.mode = "ended";
+    body.className = "screen screen-ended";
+    const main = document.getElementById("main");
+    const said = document.createElement("p");
+    said.className = "screen-ended-text";
+    said.dataset.testid = "screen-ended";
+    said.setAttribute("role", "status");
+    said.textContent = event.detail?.data ?? "";
+    main.replaceChildren(said);
+  });
+})();

@@ -1,0 +1,115 @@
+"""The table screen (issue 47): the GM makes one on the campaign's page, a TV's browser
+(1920 x 1080, no account) opens it by its code; a player's roll and the GM's secret roll
+appear on it live, the secret one only as "the GM rolled in secret", and nothing of the
+GM's is in its page or its stream at any time; blackout empties it; ending it closes it."""
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.test_live_table import LIVE, open_table, table  # noqa: F401 (a fixture)
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+TV = {"width": 1920, "height": 1080}
+SECRETS = ("2B+13", "Skatten under golvet")  # the GM's secret hand; the GM's notes
+
+
+def roll(page):
+    page.locator("#tray-form").get_by_role("button", name=re.compile("^(Slå|Roll)$")).click()
+
+
+def test_the_table_screen_shows_what_every_player_may_see_live(browser, site_server, request,
+                                                                shot):
+    campaign = request.getfixturevalue("table")
+    campaign.gm_notes = SECRETS[1]
+    campaign.save()
+    gm_context, gm = open_table(browser, site_server, "spelledaren", {"width": 1280,
+                                                                       "height": 900}, campaign)
+    player_context, player = open_table(browser, site_server, "spelaren",
+                                        {"width": 390, "height": 844}, campaign)
+    # The GM makes a screen on the campaign's page.
+    gm.goto(f"{site_server.url}/campaigns/{campaign.pk}/")
+    screens = gm.get_by_test_id("screens")
+    screens.locator('input[name="name"]').fill("TV:n")
+    screens.get_by_role("button", name=re.compile("Ny bordsskärm|New table screen")).click()
+    code = gm.get_by_test_id("screen-code").inner_text()
+    assert re.fullmatch(r"[A-Z2-9]{8}", code)
+
+    # The TV: no account, the code typed on /screen/.
+    tv_context = browser.new_context(viewport=TV)
+    tv = tv_context.new_page()
+    tv_errors = []
+    tv.on("pageerror", lambda e: tv_errors.append(str(e)))
+    stream_text = []
+
+    def keep_stream(response):
+        if "/live/screens/" in response.url:
+            # The body of a stream never ends: read what the page got from the DOM instead,
+            # and record that the stream is the screen's own (its token, no session).
+            stream_text.append(response.url)
+
+    tv.on("response", keep_stream)
+    tv.goto(f"{site_server.url}/screen/")
+    tv.get_by_label(re.compile("Bordsskärmens kod|The table screen's code")).fill(
+        f"{code[:4].lower()} {code[4:]}")
+    tv.get_by_role("button", name=re.compile("^(Öppna|Open)$")).click()
+    expect(tv.locator("#live-status")).to_have_attribute("data-state", "live")
+    assert stream_text, "the screen opened no stream"
+    assert tv_context.cookies() == [] or all(c["name"] != "sessionid" for c in tv_context.cookies())
+
+    # A player's test, then the GM's secret roll.
+    player.get_by_label(re.compile("Rollperson|Character")).select_option(label="Albert")
+    player.locator('input[name="properties"][value="alertness"]').check()
+    player.locator('input[name="properties"][value="wilderness"]').check()
+    roll(player)
+    expect(tv.get_by_test_id("screen-log").locator("li").first).to_contain_text(
+        "SIN + Vildmark", timeout=LIVE)
+    gm.goto(f"{site_server.url}/campaigns/{campaign.pk}/table/")
+    gm.get_by_label(re.compile("Tärningshand|Dice hand")).check()
+    gm.locator('input[name="hand"]').fill(SECRETS[0])
+    gm.get_by_label(re.compile("Hemligt|Secret")).check()
+    roll(gm)
+    expect(gm.locator("#roll-log li").first).to_contain_text(SECRETS[0], timeout=LIVE)
+    newest = tv.get_by_test_id("screen-log").locator("li").first
+    expect(newest).to_contain_text(re.compile("hemligt slag|in secret"), timeout=LIVE)
+    expect(newest.locator(".die")).to_have_count(0)
+    dom = tv.content()
+    for secret in SECRETS:
+        assert secret not in dom, secret
+    shot(tv, "1-tv-rolls")
+
+    # Blackout: nothing on it; then the rolls again.
+    gm.goto(f"{site_server.url}/campaigns/{campaign.pk}/")
+    mode = gm.get_by_test_id("screen-mode")
+    mode.get_by_label(re.compile("Mörkläggning|Blackout")).check()
+    mode.get_by_role("button", name=re.compile("Visa det|Show it")).click()
+    expect(tv.get_by_test_id("screen")).to_have_attribute("data-mode", "blackout",
+                                                          timeout=LIVE)
+    expect(tv.get_by_test_id("screen-log")).to_be_hidden()
+    expect(tv.locator("h1")).to_be_hidden()
+    shot(tv, "2-tv-blackout")
+    mode = gm.get_by_test_id("screen-mode")
+    mode.get_by_label(re.compile("De senaste slagen|The latest rolls")).check()
+    mode.get_by_role("button", name=re.compile("Visa det|Show it")).click()
+    expect(tv.get_by_test_id("screen")).to_have_attribute("data-mode", "rolls", timeout=LIVE)
+    expect(tv.get_by_test_id("screen-log")).to_contain_text("SIN + Vildmark")
+    dom = tv.content()
+    for secret in SECRETS:
+        assert secret not in dom, secret
+
+    # Ending it closes the open screen, and its code opens it no more.
+    gm.once("dialog", lambda dialog: dialog.accept())
+    gm.get_by_test_id("screen-end").click()
+    expect(tv.get_by_test_id("screen-ended")).to_contain_text(
+        re.compile("avslutade|ended"), timeout=LIVE)
+    shot(tv, "3-tv-ended")
+    again = tv_context.new_page()
+    again.goto(f"{site_server.url}/screen/")
+    again.get_by_label(re.compile("Bordsskärmens kod|The table screen's code")).fill(code)
+    again.get_by_role("button", name=re.compile("^(Öppna|Open)$")).click()
+    expect(again.get_by_role("alert")).to_contain_text(re.compile("Ingen bordsskärm|No table"))
+    assert tv_errors == [], tv_errors
+    for context in (tv_context, gm_context, player_context):
+        context.close()
