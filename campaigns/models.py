@@ -208,6 +208,7 @@ class TableScreen(models.Model):
 
     class Mode(models.TextChoices):
         ROLLS = "rolls", _("The latest rolls")
+        FIGHT = "fight", _("The fight: who acts now, who is next, and the latest rolls")
         BLACKOUT = "blackout", _("Blackout")
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="screens")

@@ -1,9 +1,12 @@
 from django.urls import path
 
 from combat import api, catalogue, prompt_views, simulation_views, views
+from combat import screen as screen_views
 
 app_name = "combat"
 urlpatterns = [
+    # The fight on a table screen (issue 47): by the screen's token, no account.
+    path("screen/<slug:token>/fight/", screen_views.screen_fight, name="screen_fight"),
     path("campaigns/<id:pk>/encounters/", views.encounter_list, name="list"),
     path("campaigns/<id:pk>/catalogue/", catalogue.catalogue_page, name="catalogue"),
     path("campaigns/<id:pk>/chronicle/", views.chronicle_page, name="chronicle"),

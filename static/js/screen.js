@@ -11,9 +11,15 @@
   function tidy() {
     if (!log) return;
     while (log.children.length > keep) log.lastElementChild.remove();
+    // Read, not used: a line's links (a fight, a journal post) lead to members' pages.
+    for (const link of log.querySelectorAll("a[href]")) link.removeAttribute("href");
     if (log.querySelector(`[data-screen-notice="${mine}"]`)) window.location.reload();
+    body.dispatchEvent(new CustomEvent("screen-event")); // the fight asks again (fight mode)
   }
-  if (log) new MutationObserver(tidy).observe(log, { childList: true });
+  if (log) {
+    new MutationObserver(tidy).observe(log, { childList: true });
+    for (const link of log.querySelectorAll("a[href]")) link.removeAttribute("href");
+  }
 
   const full = document.querySelector("[data-full-screen]");
   if (full) {

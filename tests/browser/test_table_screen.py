@@ -8,7 +8,10 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from combat import services
+from combat.models import Encounter
 from tests.browser.test_live_table import LIVE, open_table, table  # noqa: F401 (a fixture)
+from tests.core.test_two_processes import GUARDS  # two NPCs
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -80,6 +83,26 @@ def test_the_table_screen_shows_what_every_player_may_see_live(browser, site_ser
         assert secret not in dom, secret
     shot(tv, "1-tv-rolls")
 
+    # The fight: who acts now and who is next, as the fight moves on.
+    fight = Encounter.objects.create(campaign=campaign, name="Bakgården", system="aoristos")
+    membership = campaign.memberships.select_related("campaign", "user").get(
+        user__username="spelledaren")
+    for command in GUARDS:
+        fight, _record, _after = services.command_run(
+            encounter=fight, membership=membership, data=command, version=fight.version)
+    gm.goto(f"{site_server.url}/campaigns/{campaign.pk}/")
+    mode = gm.get_by_test_id("screen-mode")
+    mode.get_by_label(re.compile("Striden|The fight")).check()
+    mode.get_by_role("button", name=re.compile("Visa det|Show it")).click()
+    expect(tv.get_by_test_id("screen")).to_have_attribute("data-mode", "fight", timeout=LIVE)
+    expect(tv.get_by_test_id("screen-no-fight")).to_be_visible()
+    gm.goto(f"{site_server.url}/encounters/{fight.pk}/")
+    gm.get_by_test_id("start").click()
+    expect(tv.get_by_test_id("screen-active")).to_have_text(re.compile("^(Vakten|Tjuven)$"),
+                                                            timeout=LIVE)
+    expect(tv.get_by_test_id("screen-next")).to_have_text(re.compile("^(Vakten|Tjuven)$"))
+    shot(tv, "1b-tv-fight")
+
     # Blackout: nothing on it; then the rolls again.
     gm.goto(f"{site_server.url}/campaigns/{campaign.pk}/")
     mode = gm.get_by_test_id("screen-mode")
@@ -94,7 +117,8 @@ def test_the_table_screen_shows_what_every_player_may_see_live(browser, site_ser
     mode.get_by_label(re.compile("De senaste slagen|The latest rolls")).check()
     mode.get_by_role("button", name=re.compile("Visa det|Show it")).click()
     expect(tv.get_by_test_id("screen")).to_have_attribute("data-mode", "rolls", timeout=LIVE)
-    expect(tv.get_by_test_id("screen-log")).to_contain_text("SIN + Vildmark")
+    expect(tv.get_by_test_id("screen-log").locator("li").first).to_contain_text(
+        re.compile("senaste slagen|latest rolls"))  # the newest line: the GM's change
     dom = tv.content()
     for secret in SECRETS:
         assert secret not in dom, secret

@@ -185,7 +185,13 @@ def world(make_user, settings):
     holder.save()
     Membership.objects.create(campaign=campaign, user=holder, seat=9)
     placeholder = Placeholder.objects.create(campaign=campaign, user=holder, name="platshallare")
+    from campaigns.models import TableScreen
+
+    screen = TableScreen.objects.create(campaign=campaign, name="TV")  # issue 47
     ids = {
+        ("screen_pk", "campaigns"): screen.pk,
+        ("token", "screen"): screen.token,
+        ("token", "live"): screen.token,
         ("job", "campaigns"): job.pk,
         ("placeholder", "campaigns"): placeholder.pk,
         ("item_pk", "campaigns"): own_weapon.pk,
