@@ -296,12 +296,19 @@ def changed_rows(rows: list[dict], changed: str | None) -> list[dict]:
 @login_required
 def character_sheet(request, pk: int):
     character, access = get_character(request, pk, Access.VIEW)
+    own = character.owner_id == request.user.pk
     if character.system.builder == "entered":
-        return render(request, "characters/entered_sheet.html",
-                      entered_sheet_context(character, access))
-    context = sheet_context(character, access, odds_query=request.GET or None)
-    template = "characters/sheet.html#odds" if request.htmx else "characters/sheet.html"
-    return render(request, template, context)
+        response = render(request, "characters/entered_sheet.html",
+                          {**entered_sheet_context(character, access), "own_sheet": own})
+    else:
+        context = sheet_context(character, access, odds_query=request.GET or None)
+        template = "characters/sheet.html#odds" if request.htmx else "characters/sheet.html"
+        response = render(request, template, {**context, "own_sheet": own})
+    if own and not request.htmx:
+        # The site's service worker keeps a player's own sheet to read offline (issue 47;
+        # core/views.py's service_worker): this says which sheets are the reader's own.
+        response["X-Own-Sheet"] = "1"
+    return response
 
 
 def entered_sheet_context(character: Character, access: Access, *, item_form=None) -> dict:

@@ -70,6 +70,51 @@ def manifest(request):
     return JsonResponse(data, content_type="application/manifest+json")
 
 
+SERVICE_WORKER = """\
+// Aoristos Table's service worker (issue 47; core/views.py): served at the site's root,
+// so its scope is the whole site. It keeps the reader's own character sheets (the pages the
+// server marks X-Own-Sheet) and the static files they need, and answers them from its
+// cache when the network is gone: the sheet stays readable offline, and says so
+// (site.js). Everything else goes to the network as if it were not here. Logging out
+// empties the cache (site.js).
+const CACHE = "aoristos-sheets-v1";
+const SHEET = /^\\/characters\\/[0-9]+\\/$/;
+self.addEventListener("install", () => self.skipWaiting());
+self.addEventListener("activate", (event) => event.waitUntil(self.clients.claim()));
+self.addEventListener("fetch", (event) => {
+  const request = event.request;
+  const url = new URL(request.url);
+  if (request.method !== "GET" || url.origin !== self.location.origin) return;
+  const sheet = request.mode === "navigate" && SHEET.test(url.pathname) && !url.search;
+  if (!sheet && !url.pathname.startsWith("/static/")) return;
+  event.respondWith((async () => {
+    const cache = await caches.open(CACHE);
+    try {
+      const response = await fetch(request);
+      if (response.ok && (!sheet || response.headers.get("X-Own-Sheet") === "1")) {
+        await cache.put(request, response.clone());
+      }
+      return response;
+    } catch (error) {
+      const kept = await cache.match(request);
+      if (kept) return kept;
+      throw error;
+    }
+  })());
+});
+"""
+
+
+@require_GET
+def service_worker(request):
+    """The service worker (issue 47), at /sw.js: only a secure context (HTTPS, localhost)
+    registers it, so on plain HTTP it is never asked for."""
+    response = HttpResponse(SERVICE_WORKER, content_type="text/javascript; charset=utf-8")
+    response["Cache-Control"] = "no-cache"
+    response["Service-Worker-Allowed"] = "/"
+    return response
+
+
 @require_GET
 def favicon(request):
     """Browsers and tools that ask for /favicon.ico without reading the page get the icon."""

@@ -188,3 +188,40 @@ document.addEventListener("DOMContentLoaded", () => {
     }
   }).observe(log, { childList: true });
 })();
+
+// Offline (issue 47): in a secure context (HTTPS, localhost) the service worker (/sw.js)
+// keeps the reader's own sheets to read without a network; the sheet says when it is
+// shown from there. On plain HTTP there is no service worker: the sheet says what HTTPS
+// would add. Logging out empties what the worker kept (another person may use the phone).
+(() => {
+  const sw = "serviceWorker" in navigator && window.isSecureContext;
+  if (sw) navigator.serviceWorker.register("/sw.js", { scope: "/" }).catch(() => {});
+  const offline = document.querySelector("[data-offline-note]");
+  const https = document.querySelector("[data-https-note]");
+  if (https && !sw) https.hidden = false;
+  if (offline) {
+    // Shown from the worker's copy when the server cannot be reached: asked, not guessed
+    // (a phone on a LAN without internet still says it is online).
+    const mark = () => {
+      if (!navigator.onLine) {
+        offline.hidden = false;
+        return;
+      }
+      fetch("/healthz", { cache: "no-store" })
+        .then((answer) => { offline.hidden = answer.ok; })
+        .catch(() => { offline.hidden = false; });
+    };
+    window.addEventListener("online", mark);
+    window.addEventListener("offline", mark);
+    mark();
+  }
+  document.addEventListener("submit", (event) => {
+    if (!event.target.matches?.("form[data-clear-offline]") || !("caches" in window)) return;
+    event.preventDefault();
+    const form = event.target;
+    caches.keys()
+      .then((names) => Promise.all(names.map((name) => caches.delete(name))))
+      .catch(() => {})
+      .finally(() => form.submit());
+  });
+})();

@@ -86,6 +86,9 @@ def test_over_plain_http_a_silent_video_keeps_the_screen_awake(playwright, site_
         expect(control).to_have_attribute("data-awake", "off")
         assert page.evaluate("document.querySelector('.keep-awake-video').paused") is True
         page.goto(f"{base}/characters/{character.pk}/")
+        # No service worker over plain HTTP: the own sheet says what HTTPS would add.
+        assert page.evaluate("'serviceWorker' in navigator") is False
+        expect(page.get_by_test_id("https-note")).to_be_visible()
         sheet_control = page.get_by_test_id("keep-awake")
         expect(sheet_control).to_have_attribute("data-awake", "off")
         expect(sheet_control.get_by_test_id("keep-awake-toggle")).to_have_attribute(
