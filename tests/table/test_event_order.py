@@ -29,7 +29,7 @@ from combat.models import CombatRecord, Encounter
 from rules.aoristos import dice as hands
 from table import services
 from tests.table.test_faults import CSRF_TOKEN, open_stream, post_roll, session_for
-from tests.table.test_stream import Stream, roll, run
+from tests.table.test_stream import Stream, roll, run, settled
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -176,6 +176,7 @@ def test_a_hole_in_a_read_is_read_again_not_stepped_over(campaign, gm, alice, mo
     async def scenario():
         pages = [await Stream(user, campaign.pk, after=0).open() for user in (gm, alice)]
         await pages[0].read_until(r"retry: ")
+        await settled(campaign.pk)  # its head read before the quiet rolls (see below)
         monkeypatch.setattr(reading, "events_after", a_read_with_a_hole)
         await sync_to_async(quiet_roll)(campaign, gm)
         await sync_to_async(quiet_roll)(campaign, gm)
@@ -204,6 +205,12 @@ def test_a_number_that_never_comes_is_logged_and_passed_after_a_bounded_wait(
     async def scenario():
         page = await Stream(alice, campaign.pk, after=0).open()
         await page.read_until(r"retry: ")
+        # The hub reads where the log ends as it starts, after the page has its first
+        # bytes. On a loaded machine that read came after the quiet rolls: the hub began
+        # at number 2, the page's catch-up up to it found nothing (number 2 is hidden
+        # here, not gone), and 3 then followed 2 at once (it failed once, 3 arriving
+        # 0.003 s after the roll). With number 2 really stored, the catch-up reads it.
+        await settled(campaign.pk)
         monkeypatch.setattr(reading, "events_after", number_two_is_gone)
         await sync_to_async(quiet_roll)(campaign, gm)
         await sync_to_async(quiet_roll)(campaign, gm)
@@ -212,11 +219,7 @@ def test_a_number_that_never_comes_is_logged_and_passed_after_a_bounded_wait(
         await page.read_until(r"id: 3\n")
         waited = asyncio.get_running_loop().time() - started
         assert page.ids() == [1, 3]
-        # Seen once under load: event 3 0.003 s after the roll began, as if number 2 had
-        # been passed before (cause not found). Say what the hub had logged by then.
-        assert 0.3 <= waited < 2.0, (waited, [
-            (r.created, r.getMessage()) for r in caplog.records
-            if r.name == "campaign_log.stream"], started)
+        assert 0.3 <= waited < 2.0, waited
         await page.close()
 
     with caplog.at_level(logging.WARNING, logger="campaign_log.stream"):
