@@ -71,6 +71,16 @@ def _plain_static_files(settings):
 
 
 @pytest.fixture(autouse=True)
+def _no_serve_workers(monkeypatch):
+    """`serve` names SERVE_WORKERS in its process's environment, and a served process that
+    has it looks for queued simulations (aoristos_site/asgi.py). Tests that run `serve`'s
+    handle in this process left it set here, so a server a later test started (with this
+    environment) claimed other tests' queued runs on the shared test database: kept empty
+    for each test, and taken back after it."""
+    monkeypatch.setenv("SERVE_WORKERS", "")
+
+
+@pytest.fixture(autouse=True)
 def _fresh_encounter_cache():
     """The folded encounters this process remembers are keyed by id: a test's encounter 1
     is not the last test's (the table's tray reads a character's latest fight too)."""
