@@ -71,10 +71,12 @@ def manifest(request):
 
 
 SERVICE_WORKER = """\
-// Aoristos Table's service worker (issue 47; core/views.py): served at the site's root,
-// so its scope is the whole site. It keeps the reader's own character sheets (the pages the
-// server marks X-Own-Sheet) and the static files they need, and answers them from its
-// cache when the network is gone: the sheet stays readable offline, and says so
+// Aoristos Table's service worker (issue 47; core/views.py), its scope the characters'
+// pages alone (site.js registers it there): the table's and the fights' pages, whose
+// live streams must not wait for it, are not its. It keeps the reader's own character
+// sheets (the pages the server marks X-Own-Sheet) and the static files they need, and
+// answers them from its cache when the network is gone: the sheet stays readable
+// offline, and says so
 // (site.js). Everything else goes to the network as if it were not here. Logging out
 // empties the cache (site.js).
 const CACHE = "aoristos-sheets-v1";
@@ -107,8 +109,8 @@ self.addEventListener("fetch", (event) => {
 
 @require_GET
 def service_worker(request):
-    """The service worker (issue 47), at /sw.js: only a secure context (HTTPS, localhost)
-    registers it, so on plain HTTP it is never asked for."""
+    """The service worker (issue 47), at /sw.js, for the characters' pages: only a secure
+    context (HTTPS, localhost) registers it, so on plain HTTP it is never asked for."""
     response = HttpResponse(SERVICE_WORKER, content_type="text/javascript; charset=utf-8")
     response["Cache-Control"] = "no-cache"
     response["Service-Worker-Allowed"] = "/"

@@ -195,7 +195,12 @@ document.addEventListener("DOMContentLoaded", () => {
 // would add. Logging out empties what the worker kept (another person may use the phone).
 (() => {
   const sw = "serviceWorker" in navigator && window.isSecureContext;
-  if (sw) navigator.serviceWorker.register("/sw.js", { scope: "/" }).catch(() => {});
+  // Only the characters' pages are its own (its scope): a page it controls sends every
+  // request through it, and the table's and the fights' live streams must not wait for a
+  // worker to start (two pages of a loaded test run stayed "connecting").
+  if (sw && window.location.pathname.startsWith("/characters/")) {
+    navigator.serviceWorker.register("/sw.js", { scope: "/characters/" }).catch(() => {});
+  }
   const offline = document.querySelector("[data-offline-note]");
   const https = document.querySelector("[data-https-note]");
   if (https && !sw) https.hidden = false;
