@@ -30,6 +30,23 @@ def browser_type_launch_args(browser_type_launch_args):
     }
 
 
+@pytest.fixture(scope="session")
+def browser(browser):
+    """The session's browser, whose new contexts block service workers unless a test asks
+    for them (`service_workers="allow"`, the offline sheet's test): Playwright's
+    `page.route` does not see a request that passes through a service worker, and the
+    site's worker (issue 47) controls the characters' pages, so a held or lost request on
+    a sheet went out unseen once the worker had claimed the page."""
+    new_context = browser.new_context
+
+    def without_service_workers(**options):
+        options.setdefault("service_workers", "block")
+        return new_context(**options)
+
+    browser.new_context = without_service_workers
+    return browser
+
+
 @pytest.fixture
 def shot(request):
     """shot(page, "name") saves a full-page screenshot under test-artifacts/screenshots."""

@@ -19,7 +19,8 @@ def test_the_own_sheet_is_read_offline_and_logging_out_forgets_it(browser, site_
                                                                    request, shot):
     campaign = request.getfixturevalue("table")
     albert = campaign.characters.get()
-    context = browser.new_context(viewport={"width": 390, "height": 844})
+    context = browser.new_context(viewport={"width": 390, "height": 844},
+                                  service_workers="allow")
     sheet = f"/characters/{albert.pk}/"
     page, errors = logged_in(context, site_server.url, sheet)
     page.wait_for_function("navigator.serviceWorker.ready.then(() => true)")
