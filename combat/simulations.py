@@ -594,6 +594,7 @@ class Job:
     a step at a time (`rules.simulation.Run`), its estimate written as batches come in."""
 
     def __init__(self, row: Simulation):
+        self.row = row  # as claimed (`claim`): running, this process's
         self.pk, self.encounter_pk = row.pk, row.encounter_id
         self.engine_key = self.state = self.setup = None  # read by `prepare`
         self.house: dict = {}
@@ -640,9 +641,9 @@ class Job:
                        house=self.house)
 
     def play(self) -> None:
-        row = Simulation.objects.get(pk=self.pk)
-        if row.status != Simulation.Status.RUNNING or self.stopped:
-            return  # cancelled while it waited
+        row = self.row
+        if self.stopped:
+            return  # replaced, cancelled or drained as it was claimed
         self.prepare(row)
         run = self.run_of(row)
         pool = players()

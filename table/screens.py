@@ -27,7 +27,7 @@ from django.views.decorators.http import require_POST
 
 from campaign_log.reading import events_page
 from campaigns.access import get_campaign
-from campaigns.models import SCREENS_PER_CAMPAIGN, TableScreen
+from campaigns.models import SCREENS_PER_CAMPAIGN, Campaign, TableScreen
 from core import throttle
 from table.forms import ScreenCodeForm, ScreenForm
 from table.models import NoticeEvent
@@ -59,8 +59,10 @@ def screen_create(request, pk: int):
                 messages.error(request, error)
         return redirect(f"{campaign.get_absolute_url()}#screens")
     with transaction.atomic():
-        if TableScreen.objects.select_for_update().filter(campaign=campaign).count() >= (
-                SCREENS_PER_CAMPAIGN):
+        # The campaign's row, locked, counts one create at a time (a lock on its screens
+        # took none while it had none, and two creates could pass the limit together).
+        Campaign.objects.select_for_update().get(pk=campaign.pk)
+        if TableScreen.objects.filter(campaign=campaign).count() >= SCREENS_PER_CAMPAIGN:
             messages.error(request, _("A campaign has at most %(count)s table screens: end "
                                       "one first.") % {"count": SCREENS_PER_CAMPAIGN})
             return redirect(f"{campaign.get_absolute_url()}#screens")

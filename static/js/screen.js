@@ -8,17 +8,28 @@
   const mine = body.dataset.screen;
   const keep = Number.parseInt(log?.dataset.keep ?? "6", 10);
 
-  function tidy() {
-    if (!log) return;
+  // Read, not used: a line's links (a fight, a journal post) lead to members' pages.
+  function unlink(root) {
+    for (const link of root.querySelectorAll("a[href]")) link.removeAttribute("href");
+  }
+
+  // New lines only: the page's own first lines may hold the notice that chose what it
+  // shows now (read again, it reloaded the screen at every event after it).
+  function arrived(records) {
+    const lines = records.flatMap((record) => [...record.addedNodes])
+      .filter((node) => node.nodeType === Node.ELEMENT_NODE);
+    if (!lines.length) return; // only the trimming below
     while (log.children.length > keep) log.lastElementChild.remove();
-    // Read, not used: a line's links (a fight, a journal post) lead to members' pages.
-    for (const link of log.querySelectorAll("a[href]")) link.removeAttribute("href");
-    if (log.querySelector(`[data-screen-notice="${mine}"]`)) window.location.reload();
+    for (const line of lines) unlink(line);
+    if (lines.some((line) => line.querySelector(`[data-screen-notice="${mine}"]`))) {
+      window.location.reload();
+      return;
+    }
     body.dispatchEvent(new CustomEvent("screen-event")); // the fight asks again (fight mode)
   }
   if (log) {
-    new MutationObserver(tidy).observe(log, { childList: true });
-    for (const link of log.querySelectorAll("a[href]")) link.removeAttribute("href");
+    new MutationObserver(arrived).observe(log, { childList: true });
+    unlink(log);
   }
 
   const full = document.querySelector("[data-full-screen]");

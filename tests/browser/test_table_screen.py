@@ -96,10 +96,13 @@ def test_the_table_screen_shows_what_every_player_may_see_live(browser, site_ser
     mode.get_by_role("button", name=re.compile("Visa det|Show it")).click()
     expect(tv.get_by_test_id("screen")).to_have_attribute("data-mode", "fight", timeout=LIVE)
     expect(tv.get_by_test_id("screen-no-fight")).to_be_visible()
+    tv.evaluate("window.sameScreen = true")  # gone if the page loads again
     gm.goto(f"{site_server.url}/encounters/{fight.pk}/")
     gm.get_by_test_id("start").click()
     expect(tv.get_by_test_id("screen-active")).to_have_text(re.compile("^(Vakten|Tjuven)$"),
                                                             timeout=LIVE)
+    # The fight's lines came live: the notice among its first lines reloads it no more.
+    assert tv.evaluate("window.sameScreen === true")
     expect(tv.get_by_test_id("screen-next")).to_have_text(re.compile("^(Vakten|Tjuven)$"))
     shot(tv, "1b-tv-fight")
 
