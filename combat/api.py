@@ -32,6 +32,7 @@ from django.views.decorators.http import require_GET, require_POST
 from combat import fight_story, services, simulations
 from combat.models import Encounter, Simulation
 from combat.pages import LogIn, command_from_post, encounter_for, previews_for
+from rules import scene
 from rules.errors import RulesError
 
 MAX_BODY_BYTES = 16_384
@@ -127,8 +128,10 @@ def preview(request, pk: int):
         return error("you do not command that combatant", 403)
     try:
         data = {**command_from_post(request.GET), "type": "attack"}
-        result = engine.preview(services.folded(encounter, engine).state,
-                                engine.parse_command(data), viewer,
+        state = services.folded(encounter, engine).state
+        command = engine.parse_command(data)
+        scene.check_seen(state, command, viewer)  # a combatant in the fog is not there
+        result = engine.preview(state, command, viewer,
                                 services.stat_names(engine, encounter.campaign))
     except RulesError as refused:
         return error(str(refused), 400)

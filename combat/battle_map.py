@@ -10,7 +10,6 @@ AP by the metres per AP, Phobia the kind of move (Förflytta sig, springa, spurt
 scene under the tokens (walls, cover, a picture) is the encounter's (rules/scene.py).
 """
 
-from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import pgettext
 
@@ -40,11 +39,13 @@ def cost_label(system: str, cost, mode: str = "") -> str:
     return word(MODE_WORDS.get(mode, mode))
 
 
-def map_data(engine, view: dict, state, viewer, encounter_pk: int | None = None) -> dict | None:
+def map_data(engine, view: dict, state, viewer, picture_url=None) -> dict | None:
     """What the map draws for this viewer, or None for a system without positions. Every
     position is public (the panel shows them too); an overwatch sphere only to its
     watcher's side of the table (the GM, the player who commands the watcher), a
-    vigilance move's reach to the target's; the scene as the GM shows it."""
+    vigilance move's reach to the target's; the scene as the GM shows it, and what the
+    fog hides left out (the view has no combatant in it, `rules.scene.seen`).
+    `picture_url(key)`: where the viewer's page gets the map's picture."""
     system = engine.system
     if system not in MAP_SYSTEMS or not hasattr(state, "scene"):
         return None
@@ -86,10 +87,13 @@ def map_data(engine, view: dict, state, viewer, encounter_pk: int | None = None)
     ]
     active = view.get("active")
     scene = scene_rules.visible(state.scene, viewer.is_gm)
-    if scene["picture"] and encounter_pk is not None:
-        scene["picture"]["url"] = reverse(
-            "combat:map_picture", args=[encounter_pk, int(scene["picture"]["key"])]
-        ) if scene["picture"]["key"].isdigit() else ""
+    if scene["picture"] and picture_url is not None:
+        key = scene["picture"]["key"]
+        # Under fog a player's picture is painted over where it is hidden (combat.fog),
+        # at an address of its own for each fog.
+        fogged = "" if viewer.is_gm else scene_rules.fog_key(state.scene.fog)
+        scene["picture"]["url"] = (picture_url(int(key)) + (f"?fog={fogged}" if fogged else "")
+                                   if key.isdigit() else "")
     return {
         "system": system,
         "unit": UNITS.get(system, ""),
@@ -181,4 +185,9 @@ def words() -> dict:
         "points": _("points"),
         "wall": _("Wall"),
         "cover": _("Cover"),
+        # Fog (issue 47)
+        "reveal": _("Reveal"),
+        "hide": _("Hide"),
+        "fogHint": _("Tap one cell, two corners of a rectangle or the points of an area, "
+                     "then Done"),
     }

@@ -40,6 +40,7 @@ from campaign_log.broadcast import get_broadcaster
 from campaign_log.numbering import insert_numbered, public_payload
 from combat import scoped
 from combat.models import CatalogueItem, CombatRecord, Encounter
+from rules import scene
 from rules.engine import REDO, UNDO, Record, Replay, Viewer, decode, encode, engine_for, replay
 from rules.engine import replay_step as fold_step
 from rules.errors import RulesError
@@ -570,8 +571,10 @@ def check_actor(encounter, engine, before: Replay, command, membership) -> None:
     engine names as waiting for it (`timeout_actor`) may give the offered default."""
     if membership.is_gm:
         return
-    actor = engine.actor_of(before.state, command)
     controls = encounter.controls(membership.user_id)
+    # A combatant in the fog is not there for a player (rules.scene.check_seen).
+    scene.check_seen(before.state, command, Viewer(False, controls))
+    actor = engine.actor_of(before.state, command)
     if actor is not None and actor in controls:
         return
     waiting = engine.timeout_actor(before.state, command)

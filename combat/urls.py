@@ -7,6 +7,9 @@ app_name = "combat"
 urlpatterns = [
     # The fight on a table screen (issue 47): by the screen's token, no account.
     path("screen/<slug:token>/fight/", screen_views.screen_fight, name="screen_fight"),
+    path("screen/<slug:token>/map/", screen_views.screen_map, name="screen_map"),
+    path("screen/<slug:token>/map-picture/<id:picture>/", screen_views.screen_picture,
+         name="screen_picture"),
     path("campaigns/<id:pk>/encounters/", views.encounter_list, name="list"),
     path("campaigns/<id:pk>/catalogue/", catalogue.catalogue_page, name="catalogue"),
     path("campaigns/<id:pk>/chronicle/", views.chronicle_page, name="chronicle"),

@@ -25,7 +25,7 @@ from django.views.decorators.http import require_GET, require_POST
 from campaign_log.reading import events_page
 from campaigns import scoped
 from campaigns.access import get_campaign
-from combat import battle_map, fight_story, running, services
+from combat import battle_map, fight_story, fog, running, services
 from combat.forms import EncounterForm, MapPictureForm
 from combat.models import Encounter, MapPicture, NpcTemplate
 from combat.pages import (
@@ -39,6 +39,7 @@ from combat.pages import (
 )
 from combat.templatetags.aoristos_combat import refusal, translated
 from core.params import strict_int
+from rules import scene
 from rules.engine import engine_for
 from rules.errors import RulesError
 
@@ -131,7 +132,9 @@ def page_context(request, encounter, membership, result=None, **extra) -> dict:
         ),
         "preview_url": reverse("combat:preview", args=[encounter.pk]),
         "prompt_left": prompt_left(encounter) if state.get("prompts") else None,
-        "map": battle_map.map_data(engine, state, result.state, viewer, encounter.pk),
+        "map": battle_map.map_data(
+            engine, state, result.state, viewer,
+            lambda key: reverse("combat:map_picture", args=[encounter.pk, key])),
         "map_preview_url": reverse("combat:move_preview", args=[encounter.pk]),
         **extra,
     }
@@ -463,6 +466,7 @@ def attack_preview(request, pk: int):
         # has its own: Aoristos aim and shots, T10 distance and modifier).
         data = {**command_from_post(request.GET), "type": "attack"}
         command = engine.parse_command(data)
+        scene.check_seen(state, command, viewer)  # a combatant in the fog is not there
         preview = engine.preview(state, command, viewer,
                                  services.stat_names(engine, encounter.campaign))
     except RulesError as error:
@@ -559,19 +563,33 @@ def run_on_newest(encounter, membership, command: dict):
 @require_GET
 def map_picture(request, pk: int, picture: int):
     """A picture under the map, to the members the scene shows it to (the GM always).
-    Never changed once stored, so cached for good."""
+    Never changed once stored, so cached for good; under fog a player gets it with the
+    hidden areas painted over (combat.fog), at the fog's own address."""
     encounter, membership = encounter_for(request, pk)
+    return picture_response(encounter, picture, membership.is_gm)
+
+
+def picture_response(encounter, picture: int, is_gm: bool) -> HttpResponse:
+    """The map's picture `picture` of `encounter` as the GM (`is_gm`) or a player sees it:
+    404 for one the scene does not show them."""
     row = MapPicture.objects.filter(pk=picture, encounter=encounter).defer("content").first()
     if row is None:
         raise Http404
-    if not membership.is_gm:
+    drawn = None
+    if not is_gm:
         engine = services.engine_of(encounter)
-        scene = getattr(services.folded(encounter, engine).state, "scene", None)
-        shown = scene is not None and scene.picture is not None and scene.picture.shown
-        if not shown or scene.picture.key != str(row.pk):
+        drawn = getattr(services.folded(encounter, engine).state, "scene", None)
+        shown = drawn is not None and drawn.picture is not None and drawn.picture.shown
+        if not shown or drawn.picture.key != str(row.pk):
             raise Http404
-    response = HttpResponse(bytes(row.content), content_type=row.content_type)  # read now
-    response["Cache-Control"] = "private, max-age=31536000, immutable"
+    if drawn is not None and drawn.fog.on:
+        content, content_type = fog.painted(row, drawn.picture, drawn.fog,
+                                            scene.fog_key(drawn.fog))
+        response = HttpResponse(content, content_type=content_type)
+        response["Cache-Control"] = "private, no-cache"  # the fog's address is its own
+    else:
+        response = HttpResponse(bytes(row.content), content_type=row.content_type)  # read now
+        response["Cache-Control"] = "private, max-age=31536000, immutable"
     response["X-Content-Type-Options"] = "nosniff"
     return response
 

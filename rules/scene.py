@@ -9,6 +9,13 @@ fold calls `evolve_scene` for `EVENT_TYPES`, and its view writes a record's log 
 `log_lines` (the scene's own as `scene_line` writes them). The scene is built on
 `rules.combat_kit` as a system's package is, so the kit knows nothing of it.
 
+Fog (issue 47): the GM covers the map and reveals (or hides again) areas of it, drawn as
+shapes or tapped as 1 m cells; the fog is the scene's too, so it is undone, redone and
+replayed with the fight. A viewer sees nothing in a hidden area (`seen`): no token of a
+combatant they do not command (nor its name, turn, attack or log line), no shape, and
+the picture only with the hidden areas painted over (the Django shell does that). The
+fog itself is drawn for everyone: where it lies is no secret, what it hides is.
+
 What the scene is to the rules: a wall or cover is drawn for everyone to see (or for the
 GM alone, `shown` false); the engines do not read it. Cover still counts in an attack
 through the cover the GM or the player sets (Aoristos' cover per area, Phobia's
@@ -16,9 +23,11 @@ protection, T10's Kasta sig i skydd); the map marks an attack whose line crosses
 drawn cover so nobody forgets it (docs/playing.md).
 """
 
+import hashlib
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
+from itertools import pairwise
 
 from rules.combat_kit import changed, refuse, require_open
 from rules.engine import Viewer
@@ -56,9 +65,28 @@ class Picture:
 
 
 @dataclass(frozen=True)
+class FogArea:
+    """An area of the map revealed (`reveal`) or hidden again: the inside of its points
+    (at least three), its edges included."""
+
+    reveal: bool
+    points: tuple[tuple[float, float], ...]
+
+
+@dataclass(frozen=True)
+class Fog:
+    """The map's fog: with `on`, all of the map is hidden but what its areas reveal, each
+    area over the ones before it."""
+
+    on: bool = False
+    areas: tuple[FogArea, ...] = ()
+
+
+@dataclass(frozen=True)
 class Scene:
     shapes: tuple[Shape, ...] = ()
     picture: Picture | None = None
+    fog: Fog = Fog()
 
 
 # Commands (GM only) --------------------------------------------------------------------------
@@ -92,8 +120,29 @@ class SetPicture:
     shown: bool = True
 
 
-COMMANDS = {"add_shape": AddShape, "remove_shape": RemoveShape, "set_picture": SetPicture}
-GM_ONLY = (AddShape, RemoveShape, SetPicture)
+@dataclass(frozen=True)
+class SetFog:
+    """Cover the map with fog (`on`) or take it away; `reset` forgets every area revealed
+    or hidden so far."""
+
+    on: bool = True
+    reset: bool = False
+
+
+@dataclass(frozen=True)
+class MarkFog:
+    """Reveal (`reveal`) or hide again an area: `points` "x,y …" in metres. One point is
+    the 1 m cell it lies in (a tap), two the rectangle between them, three or more the
+    shape inside them."""
+
+    points: str
+    reveal: bool = True
+
+
+COMMANDS = {"add_shape": AddShape, "remove_shape": RemoveShape, "set_picture": SetPicture,
+            "set_fog": SetFog, "mark_fog": MarkFog}
+GM_ONLY = (AddShape, RemoveShape, SetPicture, SetFog, MarkFog)
+MAX_FOG_AREAS = 500  # areas revealed or hidden on one map
 
 
 # Events ------------------------------------------------------------------------------------
@@ -114,9 +163,21 @@ class PictureSet:
     picture: Picture | None
 
 
-EVENT_TYPES = {cls.__name__: cls for cls in (ShapeAdded, ShapeRemoved, PictureSet)}
+@dataclass(frozen=True)
+class FogSet:
+    on: bool
+    reset: bool = False
+
+
+@dataclass(frozen=True)
+class FogMarked:
+    area: FogArea
+
+
+EVENT_TYPES = {cls.__name__: cls for cls in (ShapeAdded, ShapeRemoved, PictureSet, FogSet,
+                                             FogMarked)}
 EVENT_CLASSES = frozenset(EVENT_TYPES.values())  # what a fold hands to `evolve_scene`
-VALUE_TYPES = {cls.__name__: cls for cls in (Shape, Picture, Scene)}
+VALUE_TYPES = {cls.__name__: cls for cls in (Shape, Picture, Scene, Fog, FogArea)}
 
 
 def parse_points(text: str) -> tuple[tuple[float, float], ...]:
@@ -172,7 +233,43 @@ def _set_picture(state, cmd: SetPicture, rng) -> list:
     return [PictureSet(Picture(cmd.key, cmd.width, cmd.aspect, cmd.x, cmd.y, cmd.shown))]
 
 
-HANDLERS = {AddShape: _add_shape, RemoveShape: _remove_shape, SetPicture: _set_picture}
+def _set_fog(state, cmd: SetFog, rng) -> list:
+    require_open(state)
+    fog = state.scene.fog
+    if fog.on == cmd.on and not (cmd.reset and fog.areas):
+        refuse(_("the map already has fog") if cmd.on else _("the map has no fog"), "nothing")
+    return [FogSet(cmd.on, cmd.reset)]
+
+
+def fog_points(text: str) -> tuple[tuple[float, float], ...]:
+    """A fog area's corners from `MarkFog.points`: a cell, a rectangle or a shape."""
+    points = parse_points(text)
+    if not 0 < len(points) <= MAX_POINTS:
+        refuse(_("an area takes 1 to {most} points"), "bad_field", field="points",
+               most=MAX_POINTS)
+    if len(points) == 1:
+        x, y = (math.floor(v) for v in points[0])
+        return ((x + 0.0, y + 0.0), (x + 1.0, y + 0.0), (x + 1.0, y + 1.0), (x + 0.0, y + 1.0))
+    if len(points) == 2:
+        (x0, y0), (x1, y1) = points
+        if x0 == x1 or y0 == y1:
+            refuse(_("a rectangle's two corners differ in x and in y"), "bad_field",
+                   field="points")
+        return ((x0, y0), (x1, y0), (x1, y1), (x0, y1))
+    return points
+
+
+def _mark_fog(state, cmd: MarkFog, rng) -> list:
+    require_open(state)
+    if not state.scene.fog.on:
+        refuse(_("cover the map with fog first"), "nothing")
+    if len(state.scene.fog.areas) >= MAX_FOG_AREAS:
+        refuse(_("the fog holds at most {n} areas"), "too_many", n=MAX_FOG_AREAS)
+    return [FogMarked(FogArea(bool(cmd.reveal), fog_points(cmd.points)))]
+
+
+HANDLERS = {AddShape: _add_shape, RemoveShape: _remove_shape, SetPicture: _set_picture,
+            SetFog: _set_fog, MarkFog: _mark_fog}
 
 
 def evolve_scene(state, event):
@@ -180,21 +277,25 @@ def evolve_scene(state, event):
     scene = state.scene
     kind = type(event)
     if kind is ShapeAdded:
-        scene = Scene((*scene.shapes, event.shape), scene.picture)
+        scene = replace(scene, shapes=(*scene.shapes, event.shape))
     elif kind is ShapeRemoved:
         shapes = scene.shapes
-        scene = Scene(shapes[: event.index] + shapes[event.index + 1 :], scene.picture)
+        scene = replace(scene, shapes=shapes[: event.index] + shapes[event.index + 1 :])
+    elif kind is FogSet:
+        scene = replace(scene, fog=Fog(event.on, () if event.reset else scene.fog.areas))
+    elif kind is FogMarked:
+        scene = replace(scene, fog=Fog(scene.fog.on, (*scene.fog.areas, event.area)))
     else:
-        scene = Scene(scene.shapes, event.picture)
+        scene = replace(scene, picture=event.picture)
     return changed(state, scene=scene)
 
 
-def scene_line(event, viewer_is_gm: bool) -> dict:
-    """A scene event's log line: what changed; a change the players do not see is only
-    "the GM changes the map" to them."""
+def scene_line(event, viewer_is_gm: bool, fog: Fog = Fog()) -> dict:
+    """A scene event's log line: what changed; a change the players do not see (a shape
+    the GM keeps, or one drawn in the `fog`) is only "the GM changes the map" to them."""
     kind = type(event).__name__
     if kind == "ShapeAdded":
-        hidden = not event.shape.shown and not viewer_is_gm
+        hidden = not viewer_is_gm and (not event.shape.shown or fogged_shape(fog, event.shape))
         return {"kind": kind, "shape": "" if hidden else event.shape.kind,
                 "shown": event.shape.shown}
     if kind == "PictureSet":
@@ -202,6 +303,10 @@ def scene_line(event, viewer_is_gm: bool) -> dict:
         hidden = picture is not None and not picture.shown and not viewer_is_gm
         return {"kind": kind, "set": picture is not None and not hidden,
                 "width": picture.width if picture and not hidden else None}
+    if kind == "FogSet":
+        return {"kind": kind, "on": event.on, "reset": event.reset}
+    if kind == "FogMarked":
+        return {"kind": kind, "reveal": event.area.reveal}
     return {"kind": kind}
 
 
@@ -209,25 +314,172 @@ def log_lines(state, events, viewer: Viewer, line: Callable, evolve: Callable) -
     """The log lines of one record's events as `viewer` may read them, in every system:
     the scene's events as `scene_line` writes them, every other as the system's `line(state,
     event, viewer)` does, `state` the encounter just before that event (`evolve` folds
-    each in)."""
+    each in). An event that names a combatant the viewer cannot see before it or after
+    it (in the fog, `unseen`) is only "something happens out of sight" to them."""
     lines = []
     for event in events:
+        after = evolve(state, event)
         if type(event) in EVENT_CLASSES:
-            lines.append(scene_line(event, viewer.is_gm))
+            lines.append(scene_line(event, viewer.is_gm, state.scene.fog))
+        elif named(event) & (unseen(state, viewer) | unseen(after, viewer)):
+            lines.append({"kind": "Unseen"})
         else:
             lines.append(line(state, event, viewer))
-        state = evolve(state, event)
+        state = after
     return lines
+
+
+def named(event) -> frozenset[str]:
+    """The combatants an event may name: every string in its fields (through tuples,
+    lists and mappings, at any depth) and the `id` of a combatant in one."""
+    found = set()
+
+    def walk(value) -> None:
+        if isinstance(value, str):
+            found.add(value)
+        elif isinstance(value, (tuple, list, set, frozenset)):
+            for item in value:
+                walk(item)
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                walk(key)
+                walk(item)
+        elif isinstance(getattr(value, "id", None), str):
+            found.add(value.id)
+
+    for field in fields(event):
+        walk(getattr(event, field.name))
+    return frozenset(found)
+
+
+# Fog -------------------------------------------------------------------------------------
+
+EDGE = 1e-9  # metres: a point this near an area's edge is in it
+
+
+def inside(points, x: float, y: float) -> bool:
+    """Whether (x, y) lies in the polygon `points`, its edges included."""
+    n = len(points)
+    result = False
+    for i in range(n):
+        (x0, y0), (x1, y1) = points[i], points[(i + 1) % n]
+        dx, dy = x1 - x0, y1 - y0
+        length = dx * dx + dy * dy
+        t = 0.0 if length == 0 else max(0.0, min(1.0, ((x - x0) * dx + (y - y0) * dy) / length))
+        if math.hypot(x - (x0 + t * dx), y - (y0 + t * dy)) <= EDGE:
+            return True
+        if (y0 > y) != (y1 > y) and x < x0 + (y - y0) * dx / dy:
+            result = not result
+    return result
+
+
+def in_fog(fog: Fog, x: float, y: float) -> bool:
+    """Whether the point (x, y) is hidden: under fog that no later area reveals."""
+    if not fog.on:
+        return False
+    hidden = True
+    for area in fog.areas:
+        if inside(area.points, x, y):
+            hidden = not area.reveal
+    return hidden
+
+
+def unseen(state, viewer: Viewer) -> frozenset[str]:
+    """The combatants `viewer` cannot see: those standing in the fog that they do not
+    command (the GM sees every one)."""
+    scene = getattr(state, "scene", None)
+    if viewer.is_gm or scene is None or not scene.fog.on:
+        return frozenset()
+    return frozenset(
+        c.id for c in state.combatants
+        if c.id not in viewer.controls and in_fog(scene.fog, c.x, c.y)
+    )
+
+
+def check_seen(state, command, viewer: Viewer) -> None:
+    """Refuse a command or a preview by `viewer` that names a combatant they cannot see,
+    as if there were none: its answer would tell that it is there, and where."""
+    if named(command) & unseen(state, viewer):
+        refuse(_("there is no such combatant"), "bad_field", field="id")
+
+
+SAMPLES = 60  # points along a side, and across a shape, that `fogged_shape` looks at
+
+
+def fogged_shape(fog: Fog, shape: Shape) -> bool:
+    """Whether any of a shape lies in the fog: its points, its sides (every 0.5 m, at
+    most SAMPLES points each) and, for cover, its inside (a grid of SAMPLES × SAMPLES)."""
+    if not fog.on:
+        return False
+    points = list(shape.points)
+    sides = list(pairwise(points + points[:1] if shape.kind == "cover" else points))
+    samples = list(points)
+    for (x0, y0), (x1, y1) in sides:
+        steps = min(SAMPLES, max(1, math.ceil(math.hypot(x1 - x0, y1 - y0) / 0.5)))
+        samples += [(x0 + (x1 - x0) * k / steps, y0 + (y1 - y0) * k / steps)
+                    for k in range(1, steps)]
+    if shape.kind == "cover":
+        xs, ys = [p[0] for p in points], [p[1] for p in points]
+        for i in range(SAMPLES + 1):
+            for j in range(SAMPLES + 1):
+                x = min(xs) + (max(xs) - min(xs)) * i / SAMPLES
+                y = min(ys) + (max(ys) - min(ys)) * j / SAMPLES
+                if inside(points, x, y):
+                    samples.append((x, y))
+    return any(in_fog(fog, x, y) for x, y in samples)
+
+
+ID_KEYS = ("id", "for", "attacker", "target", "combatant", "active")
+
+
+def seen(view: dict, state, viewer: Viewer) -> dict:
+    """A system's view with what `viewer` cannot see taken out (`unseen`): every entry
+    that names an unseen combatant under one of ID_KEYS (in the order, the combatants,
+    the prompts, the actions' targets, at any depth), such a name at the top (the active
+    one) made None, and every point of a trail that lies in the fog."""
+    hidden = unseen(state, viewer)
+    if not hidden:
+        return view
+    fog = state.scene.fog
+
+    def names_hidden(item) -> bool:
+        return isinstance(item, dict) and any(
+            isinstance(item.get(key), str) and item[key] in hidden for key in ID_KEYS
+        )
+
+    def clean(value):
+        if isinstance(value, dict):
+            out = {}
+            for key, item in value.items():
+                named_here = key in ID_KEYS and isinstance(item, str) and item in hidden
+                if named_here or names_hidden(item):
+                    out[key] = None
+                elif key == "path" and isinstance(item, list):
+                    out[key] = [p for p in item if not in_fog(fog, p[0], p[1])]
+                else:
+                    out[key] = clean(item)
+            return out
+        if isinstance(value, (list, tuple)):
+            return [clean(item) for item in value if not names_hidden(item)]
+        return value
+
+    out = clean(view)
+    if view.get("active") in hidden and "active_name" in out:
+        out["active_name"] = ""  # T10 names the active one beside its id
+    return out
 
 
 def visible(scene: Scene, is_gm: bool) -> dict:
     """What the map draws of the scene for a viewer: the GM everything (what the players
-    do not see marked), a player what is shown."""
+    do not see marked), a player what is shown and not in the fog (a shape any of which
+    lies in it is left out; the picture's hidden areas are painted over by the shell).
+    The fog's areas are drawn for everyone."""
+    fog = scene.fog
     shapes = [
         {"index": i, "kind": s.kind, "points": [list(p) for p in s.points], "shown": s.shown,
          "label": s.label}
         for i, s in enumerate(scene.shapes)
-        if s.shown or is_gm
+        if is_gm or (s.shown and not fogged_shape(fog, s))
     ]
     picture = scene.picture
     if picture is not None and not (picture.shown or is_gm):
@@ -239,4 +491,15 @@ def visible(scene: Scene, is_gm: bool) -> dict:
                 picture.width * picture.aspect, 2), "x": picture.x, "y": picture.y,
             "shown": picture.shown,
         },
+        "fog": {
+            "on": fog.on,
+            "areas": [{"reveal": a.reveal, "points": [list(p) for p in a.points]}
+                      for a in fog.areas] if fog.on else [],
+        },
     }
+
+
+def fog_key(fog: Fog) -> str:
+    """A short name of the fog as it is (for the picture painted under it)."""
+    text = repr((fog.on, fog.areas)).encode()
+    return hashlib.sha256(text).hexdigest()[:16] if fog.on else ""

@@ -45,6 +45,7 @@
   const picture = layer("map-picture-layer");
   const grid = layer("map-grid");
   const shapes = layer("map-scene");
+  const fogLayer = layer("map-fog-layer");
   const rings = layer("map-rings");
   const trails = layer("map-trails");
   const plan = layer("map-plan");
@@ -352,11 +353,46 @@
     }
     if (drawing?.points.length) {
       el(drawing.kind === "wall" ? "polyline" : "polygon", {
-        points: drawing.points.map(([x, y]) => `${x},${y}`).join(" "),
+        points: fogCorners(drawing).map(([x, y]) => `${x},${y}`).join(" "),
         class: `map-${drawing.kind} map-drawing`,
         "data-testid": "map-drawing",
       }, shapes);
     }
+    drawFog();
+  }
+
+  // A fog area's corners as the engine reads its points (rules.scene.fog_points): one
+  // point is its 1 m cell, two the rectangle between them, more the shape inside them.
+  function fogCorners(shape) {
+    const p = shape.points;
+    if (shape.kind !== "reveal" && shape.kind !== "hide") return p;
+    if (p.length === 1) {
+      const [x, y] = p[0].map(Math.floor);
+      return [[x, y], [x + 1, y], [x + 1, y + 1], [x, y + 1]];
+    }
+    if (p.length === 2) return [p[0], [p[1][0], p[0][1]], p[1], [p[0][0], p[1][1]]];
+    return p;
+  }
+
+  // Fog (issue 47): all of the plane dark but what the areas reveal, each over the last.
+  // A player's map has nothing under it (the server leaves out what the fog hides); the
+  // GM's is see-through, so the GM still sees and places what is hidden.
+  const FAR = 20000; // metres: the fog reaches past any map
+  function drawFog() {
+    fogLayer.replaceChildren();
+    const fog = data.scene.fog;
+    svg.dataset.fog = fog?.on ? String(fog.areas.length) : "off";
+    if (!fog?.on) return;
+    const defs = el("defs", {}, fogLayer);
+    const mask = el("mask", { id: "map-fog-mask", maskUnits: "userSpaceOnUse", x: -FAR, y: -FAR, width: 2 * FAR, height: 2 * FAR }, defs);
+    el("rect", { x: -FAR, y: -FAR, width: 2 * FAR, height: 2 * FAR, fill: "white" }, mask);
+    for (const area of fog.areas) {
+      el("polygon", { points: area.points.map(([x, y]) => `${x},${y}`).join(" "), fill: area.reveal ? "black" : "white" }, mask);
+    }
+    el("rect", {
+      x: -FAR, y: -FAR, width: 2 * FAR, height: 2 * FAR, mask: "url(#map-fog-mask)",
+      class: data.is_gm ? "map-fog gm-only" : "map-fog", "data-testid": "map-fog",
+    }, fogLayer);
   }
 
   // Whether drawn cover lies on the line from a to b (the map's note; the engine counts
@@ -587,9 +623,10 @@
     const head = document.createElement("p");
     head.className = "map-sheet-head";
     head.dataset.testid = "map-drawing-count";
-    head.textContent = `${words[drawing.kind]}: ${drawing.points.length} ${words.points} · ${words.drawHint}`;
+    const hint = drawing.kind === "reveal" || drawing.kind === "hide" ? words.fogHint : words.drawHint;
+    head.textContent = `${words[drawing.kind]}: ${drawing.points.length} ${words.points} · ${hint}`;
     sheet.append(head);
-    const least = drawing.kind === "wall" ? 2 : 3;
+    const least = { wall: 2, cover: 3, reveal: 1, hide: 1 }[drawing.kind];
     for (const [text, testid, action, enabled] of [
       [words.done, "map-draw-done", finishDrawing, drawing.points.length >= least],
       [words.undoPoint, "map-draw-undo", () => { drawing.points.pop(); drawSheet(); drawScene(); }, drawing.points.length > 0],
@@ -612,13 +649,19 @@
     drawScene();
   }
 
-  // The drawn shape goes through the typed form (kind, points, shown), as one command.
+  // The drawn shape goes through the typed form (kind, points, shown), as one command; a
+  // fog area through the fog's form (points, reveal or hide).
+  const fogForm = section.querySelector(".fog-form");
   function finishDrawing() {
-    if (!shapeForm || !drawing) return;
-    shapeForm.elements.kind.value = drawing.kind;
-    shapeForm.elements.points.value = drawing.points.map(([x, y]) => `${x},${y}`).join(" ");
+    if (!drawing) return;
+    const fogged = drawing.kind === "reveal" || drawing.kind === "hide";
+    const form = fogged ? fogForm : shapeForm;
+    if (!form) return;
+    if (fogged) form.elements.reveal.value = String(drawing.kind === "reveal");
+    else form.elements.kind.value = drawing.kind;
+    form.elements.points.value = drawing.points.map(([x, y]) => `${x},${y}`).join(" ");
     startDrawing(drawing.kind); // ends the drawing
-    shapeForm.requestSubmit();
+    form.requestSubmit();
   }
 
   // The active combatant's attack form (Aoristos "attack-form", T10 "attack-form-<id>").

@@ -149,6 +149,10 @@ def demo(tmp_path, monkeypatch):
         simulations.wait(simulated)
         Simulation.objects.filter(pk=simulated.pk).update(shared=True)
     run(fight, gm, {"type": "start"})
+    # Fog on its map (issue 47), the fight's ground revealed: the fog tools and the fog
+    # are swept with the rest.
+    run(fight, gm, {"type": "set_fog", "on": True})
+    run(fight, gm, {"type": "mark_fog", "points": "-20,-20 40,20"})
     run(fight, gm, {"type": "end_activation", "id": "c1"})
     run(fight, gm, {"type": "attack", "id": "c2", "target": "c1", "weapon": "knife"})
     # Phobia: Jace waits; Vakten swings the baton at his arm; Jace is asked to respond.
@@ -176,10 +180,11 @@ def demo(tmp_path, monkeypatch):
     # A table screen of the Aoristos campaign (issue 47): the GM's section lists it, and
     # its page (no account) is swept with the others.
     screen = TableScreen.objects.create(campaign=aoristos, name="TV:n")
+    map_screen = TableScreen.objects.create(campaign=aoristos, name="Kartan", mode="map")
     return {
         "aoristos": aoristos, "t10": t10, "phobia": phobia, "entry": entry,
         "albert": albert, "jace": jace, "johan": johan, "imported": imported,
-        "screen": screen,
+        "screen": screen, "map_screen": map_screen,
     }
 
 
@@ -266,6 +271,7 @@ def pages(demo):
         ("anonymous", "signup", "/accounts/signup/"),
         ("anonymous", "screen-enter", "/screen/"),
         ("anonymous", "table-screen", demo["screen"].get_absolute_url()),
+        ("anonymous", "table-screen-map", demo["map_screen"].get_absolute_url()),
     ]
     return player + gm + guest + anonymous
 

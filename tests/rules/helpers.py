@@ -104,10 +104,13 @@ def check_codec(engine, event_types, seen) -> None:
 
 def scene_scenario(run, state):
     """The battle map's scene commands (rules/scene.py), each event once: a wall drawn, a
-    picture put under the map, the wall taken off again. `run` is a test module's own."""
+    picture put under the map, the wall taken off again, fog put on and a cell revealed.
+    `run` is a test module's own."""
     state, _ = run(state, {"type": "add_shape", "kind": "wall", "points": "0,0 4,0"})
     state, _ = run(state, {"type": "set_picture", "key": "1", "width": 20.0, "aspect": 0.5})
     state, _ = run(state, {"type": "remove_shape", "index": 0})
+    state, _ = run(state, {"type": "set_fog", "on": True})
+    state, _ = run(state, {"type": "mark_fog", "points": "1,1"})
     return state
 
 

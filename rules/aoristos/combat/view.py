@@ -198,7 +198,7 @@ def view(state: Encounter, viewer: Viewer) -> dict:
     }
     if active is not None and not state.waiting and (viewer.is_gm or active.id in viewer.controls):
         data["actions"] = actions(state, active)
-    return data
+    return scene.seen(data, state, viewer)
 
 
 def attack_view(state: Encounter, viewer: Viewer) -> dict | None:

@@ -556,7 +556,7 @@ def view(state: Encounter, viewer: Viewer) -> dict:
             data["attack_options"] = attack_options(state, active, viewer)
             data["use_skills"] = use_skill_options(state, active, viewer)
             data["use_skill_difficulty"] = difficulty_of(skill_parts(state, active, 3))
-    return data
+    return scene.seen(data, state, viewer)
 
 
 def use_skill_options(state: Encounter, c: Combatant, viewer: Viewer) -> list[dict]:

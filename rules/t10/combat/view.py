@@ -486,7 +486,7 @@ def view(state: Encounter, viewer: Viewer, names: Mapping[str, str] = NO_NAMES) 
     active = state.get(state.active)
     acting, actions = acting_view(state, viewer, names)
     house = state.house
-    return {
+    return scene.seen({
         "system": "t10",
         "name": state.name,
         "round": state.round,
@@ -513,7 +513,7 @@ def view(state: Encounter, viewer: Viewer, names: Mapping[str, str] = NO_NAMES) 
             "treat_heal": house.treat_heal,
             "painkiller_ap": house.painkiller_ap,
         },
-    }
+    }, state, viewer)
 
 
 # The preview -------------------------------------------------------------------------------
