@@ -32,7 +32,7 @@ from archive import format as fmt
 from campaigns.models import BringRequest, Campaign, JournalEntry, Membership
 from characters.models import Character, DpEntry
 from combat.models import CatalogueItem, CombatRecord, Encounter, MapPicture, NpcTemplate
-from table.models import MembershipEvent, NoticeEvent, RollEvent
+from table.models import Handout, MembershipEvent, NoticeEvent, RollEvent
 
 TOWARD = re.compile(r"character:([1-9][0-9]{0,17})")  # whom a social roll was with (T10)
 CHUNK = 64 * 1024  # bytes the sink gathers before the response sends them
@@ -45,6 +45,7 @@ GM_ONLY = [
     "rolls.jsonl: rows with secret true",
     "records.jsonl: events and lines (players read public_lines)",
     "npc_templates.jsonl",
+    "handouts.jsonl: rows with a 'to' (one player's; a player's archive holds their own)",
 ]
 
 
@@ -176,6 +177,7 @@ class CampaignExport:
             "rolls": RollEvent.objects.filter(campaign=c).count(),
             "membership_events": MembershipEvent.objects.filter(campaign=c).count(),
             "notices": NoticeEvent.objects.filter(campaign=c).count(),
+            "handouts": self.handouts().count(),
         }
         if self.gm:
             counts["pictures"] = MapPicture.objects.filter(encounter__campaign=c).count()
@@ -256,6 +258,7 @@ class CampaignExport:
         # Last: the campaign's characters and every other one its history names (a
         # character since removed from the campaign still rolled in it), that one by
         # its name only.
+        yield "handouts.jsonl", fmt.jsonl(self.handout_rows())
         yield "characters.jsonl", fmt.jsonl(self.character_rows(referenced))
 
     def notice_rows(self, referenced: set[int]) -> Iterator[dict]:
@@ -341,11 +344,34 @@ class CampaignExport:
             }
 
     def pictures(self) -> Iterator[tuple[str, bytes]]:
-        ids = list(MapPicture.objects.filter(encounter__campaign=self.campaign)
-                   .order_by("pk").values_list("pk", flat=True))
-        for pk in ids:  # one at a time: at most 5 MB in memory
-            p = MapPicture.objects.get(pk=pk)
-            yield picture_name(p), bytes(p.content)
+        """The map pictures (the GM's archive) and the handouts' pictures (the archive's
+        own handouts), one at a time: at most 5 MB in memory."""
+        if self.gm:
+            ids = list(MapPicture.objects.filter(encounter__campaign=self.campaign)
+                       .order_by("pk").values_list("pk", flat=True))
+            for pk in ids:
+                p = MapPicture.objects.get(pk=pk)
+                yield picture_name(p), bytes(p.content)
+        pictured = self.handouts().exclude(content_type="").values_list("pk", "content_type")
+        for pk, content_type in list(pictured):
+            name = handout_picture_name(Handout(pk=pk, content_type=content_type))
+            yield name, bytes(Handout.objects.values_list("picture", flat=True).get(pk=pk))
+
+    def handouts(self):
+        """The handouts this archive holds: the GM's all, a player's those given to them
+        (issue 47)."""
+        from table.handouts import mine
+
+        return mine(self.campaign, self.membership).order_by("pk")
+
+    def handout_rows(self) -> Iterator[dict]:
+        for h in self.handouts():
+            yield {
+                "id": h.pk, "title": h.title, "text": h.text, "on_screen": h.on_screen,
+                "to": h.recipient.user.username if h.recipient else None,
+                "picture": handout_picture_name(h) if h.has_picture else None,
+                "created_at": when(h.created_at),
+            }
 
     # A player's archive -------------------------------------------------------------------
 
@@ -374,6 +400,7 @@ class CampaignExport:
              "created_at": when(r.created_at), "decided_at": when(r.decided_at)}
             for r in BringRequest.objects.filter(campaign=c, character__owner_id=me)
         )
+        yield "handouts.jsonl", fmt.jsonl(self.handout_rows())
         yield "characters.jsonl", fmt.jsonl(
             self.character_row(ch, whole=ch.owner_id == me)
             for ch in rows(Character.objects.filter(campaign=c).order_by("pk"))
@@ -407,6 +434,10 @@ def history_only_row(ch: Character) -> dict:
 
 def picture_name(picture: MapPicture) -> str:
     return f"pictures/{picture.pk}.{fmt.PICTURE_EXTENSIONS.get(picture.content_type, 'png')}"
+
+
+def handout_picture_name(handout: Handout) -> str:
+    return f"handouts/{handout.pk}.{fmt.PICTURE_EXTENSIONS.get(handout.content_type, 'png')}"
 
 
 def ledger_row(e: DpEntry, name) -> dict:
@@ -450,11 +481,10 @@ def campaign_archive(campaign: Campaign, membership: Membership) -> Iterator[byt
                         if sink.size >= CHUNK:
                             yield sink.take()
                 yield sink.take()
-            if export.gm:
-                for name, content in export.pictures():
-                    with archive.open(_info(name, False), "w") as f:
-                        f.write(content)
-                    yield sink.take()
+            for name, content in export.pictures():
+                with archive.open(_info(name, False), "w") as f:
+                    f.write(content)
+                yield sink.take()
     yield sink.take()
 
 

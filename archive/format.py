@@ -13,11 +13,15 @@
                              history names but that is not the campaign's is only
                              {id, name, rule_system, in_campaign: false, history_only: true}
     pictures/<id>.<ext>      the map pictures (PNG, JPEG, WebP)
+    handouts.jsonl           the GM's handouts (schema 3): title, text, to whom, on_screen,
+                             its picture's name
+    handouts/<id>.<ext>      the handouts' pictures
 
 A player's archive holds campaign.json without GM notes, history.jsonl (the table's log
 as the player reads it), fights.jsonl (each fight as the player's page shows it), the
-journal, the catalogue, the player's own requests and the campaign's characters (the
-player's own whole, the others' public sheets).
+journal, the catalogue, the player's own requests, the campaign's characters (the
+player's own whole, the others' public sheets) and the handouts given to them, with their
+pictures.
 
 Rows name each other by the ids they had on the exporting server; users by username. An
 importer gives every row a new id and refuses a row that names one the archive lacks.
@@ -35,7 +39,7 @@ from pathlib import Path
 
 FORMAT = "aoristos-table-campaign"
 CHARACTER_FORMAT = "aoristos-table-character"
-SCHEMA = 2  # what this version writes; it reads 1 and 2 (`upgrade`)
+SCHEMA = 3  # what this version writes; it reads 1 to 3 (`upgrade`)
 CHARACTER_SCHEMA = 1
 
 MANIFEST = "manifest.json"
@@ -43,10 +47,11 @@ CAMPAIGN = "campaign.json"
 # The line files of the GM's archive (read by name: the importer's order is its own).
 TABLES = (
     "characters", "catalogue", "npc_templates", "journal", "bring_requests",
-    "encounters", "records", "rolls", "membership_events", "notices",
+    "encounters", "records", "rolls", "membership_events", "notices", "handouts",
 )
 PLAYER_TABLES = ("history", "fights")  # a player's archive: what the player's pages show
 PICTURE_NAME = re.compile(r"pictures/([1-9][0-9]{0,17})\.(png|jpg|webp)")
+HANDOUT_NAME = re.compile(r"handouts/([1-9][0-9]{0,17})\.(png|jpg|webp)")
 PICTURE_EXTENSIONS = {"image/png": "png", "image/jpeg": "jpg", "image/webp": "webp"}
 
 # Limits on what an importer reads: far above any real campaign (a year of weekly play is
@@ -152,14 +157,15 @@ class Archive:
             if name in names:
                 raise ArchiveError(f"the zip holds {name} twice")
             names.add(name)
-            if name not in allowed and not PICTURE_NAME.fullmatch(name):
+            if name not in allowed and not PICTURE_NAME.fullmatch(name) \
+                    and not HANDOUT_NAME.fullmatch(name):
                 raise ArchiveError(f"the zip holds a file no campaign archive has: {name[:80]}")
             if info.flag_bits & 0x1:
                 raise ArchiveError(f"{name} is encrypted")
             if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
                 raise ArchiveError(f"{name} is compressed in a way archives are not")
             most = (MAX_SMALL if name in (MANIFEST, CAMPAIGN)
-                    else MAX_PICTURE if name.startswith("pictures/")
+                    else MAX_PICTURE if name.startswith(("pictures/", "handouts/"))
                     else min(MAX_MEMBER, self.max_bytes))
             if info.file_size > most:
                 raise ArchiveError(f"{name} is {info.file_size:,} bytes; at most {most:,}")
@@ -241,7 +247,7 @@ class Archive:
 def upgrade(manifest: dict, campaign: dict) -> tuple[dict, dict]:
     """An archive of an older schema as the current one reads it. Schema 1 (the first
     layout) named the campaign's rule system "system" and had no audience: it was always
-    the GM's whole campaign."""
+    the GM's whole campaign. Schema 3 added the handouts (a file an older archive lacks)."""
     schema = manifest["schema"]
     if schema == 1:
         manifest = {**manifest, "schema": 2, "audience": manifest.get("audience", "gm")}

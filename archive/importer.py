@@ -574,6 +574,7 @@ class Importer:
                 decided_by=self.user_of(row, "decided_by", where))])
             self.step()
         w.flush()
+        self.handouts_of(campaign)
         self.encounters_of(campaign)
         w.flush()
         self.records_of(campaign)
@@ -661,23 +662,62 @@ class Importer:
             self.pictures_of(encounter, row.get("pictures") or [], where)
             self.step()
 
-    def pictures_of(self, encounter: Encounter, pictures, where: str) -> None:
+    def handouts_of(self, campaign: Campaign) -> None:
+        """The GM's handouts (schema 3): each to a player of the campaign by username, or
+        to every player; a picture checked as a map picture is."""
+        from table.models import Handout
+
+        players = {m.user_id: m for m in Membership.objects.filter(campaign=campaign)}
+        for where, row in self.archive.lines("handouts"):
+            recipient = None
+            if row.get("to") is not None:
+                user = self.user_of(row, "to", where)
+                recipient = players.get(getattr(user, "pk", None))
+                if recipient is None:
+                    raise ArchiveError(f"{where}: gives a handout to someone who is not a "
+                                       f"player of the campaign")
+            fields = {k: v for k, v in row.items() if k != "picture"}  # a name, not bytes
+            allowed = ("id", "title", "text", "on_screen", "to", "created_at")
+            if set(row) - {*allowed, "picture"}:
+                raise ArchiveError(f"{where}: unknown field "
+                                   f"{sorted(set(row) - {*allowed, 'picture'})[0][:40]!r}")
+            handout = checked(Handout, where, fields, allowed, campaign=campaign,
+                              recipient=recipient)
+            if not handout.title.strip():
+                raise ArchiveError(f"{where}: a handout has a title")
+            name = row.get("picture")
+            if name is not None:
+                facts = self.picture_file(name, fmt.HANDOUT_NAME, where)
+                handout.picture = facts.pop("content")
+                for key, value in facts.items():
+                    setattr(handout, key, value)
+            elif not handout.text.strip():
+                raise ArchiveError(f"{where}: a handout is a text, a picture or both")
+            self.writer.add([handout])
+            self.writer.flush()  # a picture of up to 5 MB: one at a time
+            self.step()
+
+    def picture_file(self, name, pattern, where: str) -> dict:
+        """The picture the archive holds as `name` (a name `pattern` takes), checked as an
+        uploaded map picture is: its row fields (`combat.forms.picture_facts`)."""
         from combat.forms import picture_facts
 
+        if not isinstance(name, str) or not pattern.fullmatch(name) \
+                or not self.archive.has(name):
+            raise ArchiveError(f"{where}: names a picture the archive does not hold")
+        try:
+            return picture_facts(self.archive.picture(name))
+        except ValidationError as error:
+            raise ArchiveError(f"{name}: {' '.join(error.messages)}") from None
+
+    def pictures_of(self, encounter: Encounter, pictures, where: str) -> None:
         if not isinstance(pictures, list):
             raise ArchiveError(f"{where}: pictures is a list")
         for n, picture in enumerate(pictures):
             at = f"{where} picture {n + 1}"
             picture = _object(picture, at)
             old = plain_int(picture.get("id"), at, "id", 1)
-            name = picture.get("file")
-            if not isinstance(name, str) or not fmt.PICTURE_NAME.fullmatch(name) \
-                    or not self.archive.has(name):
-                raise ArchiveError(f"{at}: names a picture the archive does not hold")
-            try:
-                facts = picture_facts(self.archive.picture(name))
-            except ValidationError as error:
-                raise ArchiveError(f"{name}: {' '.join(error.messages)}") from None
+            facts = self.picture_file(picture.get("file"), fmt.PICTURE_NAME, at)
             made = MapPicture(encounter=encounter, created_at=moment(
                 picture.get("created_at"), at), **facts)
             self.writer.add([made])

@@ -210,6 +210,7 @@ class TableScreen(models.Model):
         ROLLS = "rolls", _("The latest rolls")
         FIGHT = "fight", _("The fight: who acts now, who is next, and the latest rolls")
         MAP = "map", _("The battle map, full screen, with who acts now")
+        HANDOUT = "handout", _("The handout shown last")
         BLACKOUT = "blackout", _("Blackout")
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="screens")

@@ -505,3 +505,51 @@ class ScreenCodeForm(forms.Form):
     def clean_code(self):
         # Read aloud and typed on a remote: spaces and dashes between groups are allowed.
         return re.sub(r"[\s-]", "", self.cleaned_data["code"]).upper()
+
+
+class HandoutForm(forms.Form):
+    """A handout the GM gives (issue 47; table/handouts.py): a title, a text or a picture
+    (or both), and to whom: every player, one of them, or the table screen too."""
+
+    EVERY = "all"
+    SCREEN = "screen"
+
+    title = forms.CharField(label=_("Title"), max_length=100,
+                            widget=forms.TextInput(attrs={"autocomplete": "off"}))
+    text = forms.CharField(label=_("Text"), required=False, max_length=4000,
+                           widget=forms.Textarea(attrs={"rows": 4}))
+    picture = forms.FileField(label=_("Picture (PNG, JPEG or WebP, at most 5 MB)"),
+                              required=False)
+    to = forms.ChoiceField(label=_("To"))
+
+    def __init__(self, *args, players=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.players = {f"m{m.pk}": m for m in players}
+        self.fields["to"].choices = [
+            (self.EVERY, _("Every player")),
+            (self.SCREEN, _("Every player, and shown on the table screen")),
+            *((key, m.user.username) for key, m in self.players.items()),
+        ]
+
+    def clean_title(self):
+        return " ".join(self.cleaned_data["title"].split())
+
+    def clean_picture(self):
+        from combat.forms import picture_facts
+
+        upload = self.cleaned_data.get("picture")
+        if not upload:
+            return None
+        if upload.size > 5 * 1024 * 1024:
+            raise forms.ValidationError(_("The picture is larger than 5 MB."))
+        return picture_facts(upload.read())
+
+    def clean(self):
+        cleaned = super().clean()
+        if not self.errors and not cleaned.get("text", "").strip() and not cleaned.get("picture"):
+            raise forms.ValidationError(_("A handout is a text, a picture or both: give one."))
+        return cleaned
+
+    @property
+    def recipient(self):
+        return self.players.get(self.cleaned_data["to"])

@@ -140,6 +140,7 @@ class NoticeEvent(models.Model):
         CREATION = "creation", _("Rolled for a new character")
         SITUATION = "situation", _("A situation is over")
         SCREEN = "screen", _("The table screen changed")  # what it shows, or it ended
+        HANDOUT = "handout", _("A handout")  # given by the GM (table/handouts.py)
 
     campaign = models.ForeignKey(
         "campaigns.Campaign", on_delete=models.CASCADE, related_name="notice_events"
@@ -206,3 +207,47 @@ class FavouriteTest(models.Model):
         data += [("free", self.free), ("forced", self.forced)]
         data.append(("threshold", "" if self.threshold is None else self.threshold))
         return urlencode(data)
+
+
+class Handout(models.Model):
+    """A picture or a text the GM gives at the table (issue 47, table/handouts.py): to one
+    player (`recipient`), or to every player (`recipient` empty), and perhaps shown on
+    the campaign's table screens too (`on_screen`: the whole table sees it). Players keep
+    theirs in the campaign; the picture is checked as a map picture is (PNG, JPEG or
+    WebP, at most 5 MB and 16 megapixels) and kept in the row, so it leaves with the
+    campaign's archive."""
+
+    MAX_TEXT = 4000
+
+    campaign = models.ForeignKey(
+        "campaigns.Campaign", on_delete=models.CASCADE, related_name="handouts"
+    )
+    recipient = models.ForeignKey(
+        "campaigns.Membership", on_delete=models.CASCADE, null=True, blank=True,
+        related_name="handouts",
+    )
+    on_screen = models.BooleanField(default=False)
+    title = models.CharField(_("Title"), max_length=100)
+    text = models.TextField(_("Text"), blank=True, max_length=MAX_TEXT)
+    picture = models.BinaryField(null=True, blank=True)
+    content_type = models.CharField(max_length=20, blank=True)
+    width_px = models.PositiveIntegerField(null=True, blank=True)
+    height_px = models.PositiveIntegerField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-pk"]
+
+    def __str__(self):
+        return f"{self.campaign_id}/{self.pk} {self.title}"
+
+    @property
+    def has_picture(self) -> bool:
+        return bool(self.content_type)
+
+    def for_member(self, membership) -> bool:
+        """Whether `membership` may read it: the GM, its player, or any member of the
+        campaign when it is every player's."""
+        if membership.campaign_id != self.campaign_id:
+            return False
+        return membership.is_gm or self.recipient_id in (None, membership.pk)

@@ -29,6 +29,7 @@ from campaign_log.reading import events_page
 from campaigns.access import get_campaign
 from campaigns.models import SCREENS_PER_CAMPAIGN, Campaign, TableScreen
 from core import throttle
+from table import handouts
 from table.forms import ScreenCodeForm, ScreenForm
 from table.models import NoticeEvent
 from table.services import notice_record
@@ -127,6 +128,9 @@ def screen_show(request, token: str):
         "last_seq": lines[0]["seq"] if lines else 0,
         "stream_url": reverse("log:screen_events", args=[screen.token]),
         "keep": SCREEN_LINES,
+        # The handout given to the table screen last (issue 47, table/handouts.py).
+        "handout": handouts.on_screen(screen.campaign_id)
+        if screen.mode == TableScreen.Mode.HANDOUT else None,
     }
     response = render(request, "table/screen.html", context)
     response["Cache-Control"] = "no-store"

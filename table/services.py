@@ -5,6 +5,7 @@ How the log reads and shows them is `campaign_log`'s; what it needs of these kin
 `table.log_kinds`."""
 
 import secrets
+from fractions import Fraction
 
 from django.utils import timezone
 
@@ -219,6 +220,8 @@ def system_test_record(
         threshold=None,
         secret=secret,
         detail={"system": system.name, **system.stored(result)}
+        # The exact chance it had, as the tray showed it (`chance_of`).
+        | ({"p_success": str(plan.p_success)} if plan.p_success is not None else {})
         | ({"situation": situation} if (situation := system.situation_of(result)) else {})
         | ({"toward": pair["key"], "toward_name": pair["name"]} if pair else {}),
         created_at=timezone.now(),
@@ -426,7 +429,32 @@ def base_payload(event: RollEvent, outcome, names: tuple[str, str] | None = None
         "secret": event.secret,
         "created_at": event.created_at.isoformat(),
         "time": timezone.localtime(event.created_at).strftime("%H:%M"),
+        "chance": chance_of(event),
     }
+
+
+def chance_of(event: RollEvent) -> float | None:
+    """The exact chance a test had, in percent (issue 47: the table screen and the log
+    show it beside the outcome): an Aoristos test's from its hand, TB and ST by the
+    tray's own function (`success.p_success`); another system's as its plan gave it when
+    it was rolled (kept in `detail`; a roll from before that has none)."""
+    if event.kind != RollEvent.Kind.TEST:
+        return None
+    if event.detail is None:
+        if event.test_base is None or event.threshold is None:
+            return None
+        try:
+            hand = dice.parse_hand(event.hand)
+        except (ValueError, RulesError):
+            return None
+        return round(float(success.p_success(hand, event.test_base, event.threshold)) * 100, 1)
+    stored = event.detail.get("p_success")
+    if not isinstance(stored, str):
+        return None
+    try:
+        return round(float(Fraction(stored)) * 100, 1)
+    except (ValueError, ZeroDivisionError):
+        return None
 
 
 def faces(rolled: list[int], counted: list[int]) -> list[dict]:

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from table import screens, sheet, views
+from table import handouts, screens, sheet, views
 
 app_name = "table"
 urlpatterns = [
@@ -15,6 +15,15 @@ urlpatterns = [
          name="screen_mode"),
     path("campaigns/<id:pk>/screens/<id:screen_pk>/end/", screens.screen_end,
          name="screen_end"),
+    # Handouts (issue 47): the GM gives, each member reads their own.
+    path("campaigns/<id:pk>/handouts/", handouts.handouts_page, name="handouts"),
+    path("campaigns/<id:pk>/handouts/list/", handouts.handouts_list, name="handouts_list"),
+    path("campaigns/<id:pk>/handouts/<id:handout_pk>/picture/", handouts.handout_picture,
+         name="handout_picture"),
+    path("campaigns/<id:pk>/handouts/<id:handout_pk>/delete/", handouts.handout_delete,
+         name="handout_delete"),
+    path("screen/<slug:token>/handout/<id:handout_pk>/", handouts.screen_handout_picture,
+         name="screen_handout_picture"),
     path("screen/", screens.screen_enter, name="screen_enter"),
     path("screen/<slug:token>/", screens.screen_show, name="screen"),
     # Rolling from a character's sheet at its campaign's table, and its favourite tests.

@@ -21,7 +21,9 @@
     if (!lines.length) return; // only the trimming below
     while (log.children.length > keep) log.lastElementChild.remove();
     for (const line of lines) unlink(line);
-    if (lines.some((line) => line.querySelector(`[data-screen-notice="${mine}"]`))) {
+    // A notice naming this screen, or a handout shown on every screen (issue 47).
+    const reload = `[data-screen-notice="${mine}"], [data-screen-handout]`;
+    if (lines.some((line) => line.querySelector(reload))) {
       window.location.reload();
       return;
     }

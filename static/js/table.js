@@ -24,6 +24,15 @@
   new MutationObserver(showLatest).observe(log, { childList: true });
   showLatest();
 
+  // A handout given or taken back (issue 47): the handouts read their list again, so what
+  // the GM gives comes to the player's phone.
+  new MutationObserver((records) => {
+    const added = records.flatMap((record) => [...record.addedNodes]);
+    if (added.some((node) => node.querySelector?.("[data-handout-notice]"))) {
+      document.body.dispatchEvent(new CustomEvent("handout-notice"));
+    }
+  }).observe(log, { childList: true });
+
   // A roll that did not get through: say so beside the tray and in the roll bar, and
   // offer to send it again. The tray keeps its idempotency key until a roll succeeds, so
   // sending again after a lost answer still rolls once.

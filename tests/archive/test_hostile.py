@@ -868,3 +868,48 @@ def test_an_archive_over_the_sites_bounds_is_refused_before_it_is_written(
     assert counts_of_everything() == before
     settings.IMPORT_MAX_BYTES = unpacked_size
     assert imported(data, ulla, tmp_path).name == every_id["aoristos"].name
+
+
+def test_a_handout_that_names_what_the_campaign_lacks_is_refused(client, gm, alice, make_user,
+                                                                 tmp_path):
+    """Issue 47: a handout of an archive goes to a player of the imported campaign or to
+    every player; its picture is one the archive holds and a picture; else refused, and
+    nothing is left."""
+    from tests.archive.test_fuzz import change_line
+    from tests.archive.test_roundtrip import PNG
+    from tests.archive.test_views import rezipped
+
+    one = kinds.make("aoristos", client, gm, alice)
+    campaign = one.encounter.campaign
+    client.force_login(gm)
+    seat = campaign.memberships.get(user=alice).pk
+    upload = io.BytesIO(PNG)
+    upload.name = "karta.png"
+    assert client.post(reverse("table:handouts", args=[campaign.pk]), {
+        "title": "Kartan", "text": "", "to": f"m{seat}", "picture": upload}).status_code == 302
+    data = archive_of(campaign, gm)
+    picture = next(name for name in unpacked(data) if name.startswith("handouts/"))
+    cases = {
+        "to someone outside": (change_line("handouts", lambda r: {**r, "to": "mallory"}),
+                               "not a player of the campaign"),
+        "a picture it lacks": (lambda name, content: None if name == picture else content,
+                               "names a picture the archive does not hold"),
+        "a picture that is none": (lambda name, content: b"text" if name == picture
+                                   else content, f"{picture}: "),  # the site's words
+        "neither text nor picture": (change_line("handouts", lambda r: {
+            **r, "picture": None}), "a text, a picture or both"),
+        "an unknown field": (change_line("handouts", lambda r: {**r, "secret": 1}),
+                             "unknown field 'secret'"),
+        "no title": (change_line("handouts", lambda r: {**r, "title": ""}), "title"),
+    }
+    importer = make_user("ulla")
+    before = (Campaign.objects.count(), Character.objects.count())
+    for label, (change, says) in cases.items():
+        with pytest.raises(fmt.ArchiveError) as refused:
+            imported(rezipped(data, change), importer, tmp_path)
+        assert says in str(refused.value), (label, str(refused.value))
+    assert (Campaign.objects.count(), Character.objects.count()) == before
+    made = imported(data, importer, tmp_path)
+    handout = made.handouts.get()
+    assert bytes(handout.picture) == PNG
+    assert handout.recipient.user.username.startswith("alice.")  # her placeholder

@@ -151,6 +151,21 @@ def played(client, gm, alice, bob, django_capture_on_commit_callbacks):
                     counted=[3, 5], result=8)
                 Character.objects.filter(pk=cecilia.pk).update(
                     campaign=None, notes="Cecilias egen anteckning")
+                # Handouts (issue 47): one to every player, one to Alice with a picture,
+                # one to Bob alone, one on the table screen.
+                client.force_login(gm)
+                handouts = reverse("table:handouts", args=[campaign.pk])
+                seats = {m.user_id: m.pk for m in campaign.memberships.all()}
+                for fields in (
+                    {"title": "Ryktet", "text": "Någon har sett vargen.", "to": "all"},
+                    {"title": "Kartan", "to": f"m{seats[alice.pk]}",
+                     "picture": io.BytesIO(PNG)},
+                    {"title": "Bobs brev", "text": "Bara för Bob.", "to": f"m{seats[bob.pk]}"},
+                    {"title": "Porträttet", "text": "En gammal man.", "to": "screen"},
+                ):
+                    if "picture" in fields:
+                        fields["picture"].name = "karta.png"
+                    assert client.post(handouts, {"text": "", **fields}).status_code == 302
                 chronicle = services.chronicle_for(campaign)
                 gm_seat = campaign.memberships.get(user=gm)
                 chronicle = services.chronicle_sync(chronicle, gm_seat)
@@ -288,6 +303,11 @@ def everything(campaign: Campaign) -> dict:
     seen["npc_templates"] = [(t.name, t.block) for t in campaign.npc_templates.all()]
     seen["bring_requests"] = [(r.character.name, r.status)
                               for r in campaign.bring_requests.select_related("character")]
+    seen["handouts"] = [
+        (h.title, h.text, who(h.recipient.user) if h.recipient else None, h.on_screen,
+         bytes(h.picture) if h.picture is not None else None, h.content_type, h.width_px,
+         h.created_at.isoformat())
+        for h in campaign.handouts.select_related("recipient__user").order_by("pk")]
     return seen
 
 
@@ -328,6 +348,9 @@ def test_a_campaign_comes_back_exactly_on_a_fresh_server(played, gm, alice, bob,
     assert any(e.get("secret") for e in before["aoristos"]["history_gm"])
     assert any(e.get("character") == "Cecilia" for e in before["aoristos"]["history_gm"])
     assert before["aoristos"]["sheets"]["Cecilia"] == {"in_campaign": False}
+    assert [h[0] for h in before["aoristos"]["handouts"]] == [
+        "Ryktet", "Kartan", "Bobs brev", "Porträttet"]
+    assert before["aoristos"]["handouts"][1][4] == PNG
 
     # The fresh server: nobody it knew, and the GM's account made anew.
     for campaign in played.values():
@@ -369,8 +392,13 @@ def test_the_gm_archive_marks_what_is_secret_and_a_players_holds_none_of_it(play
         manifest = fmt.loads(z.read("manifest.json"), "manifest")
         assert manifest["audience"] == "player"
         names = set(z.namelist())
-        mine = {name: z.read(name).decode() for name in names}
+        mine = {name: z.read(name).decode(errors="replace") for name in names}
     assert not any(name.startswith("pictures/") for name in names)  # the GM hid it
+    # Her handouts, with the picture given to her; not Bob's.
+    given = [fmt.loads(line, "handouts") for line in mine["handouts.jsonl"].splitlines()]
+    assert [h["title"] for h in given] == ["Ryktet", "Kartan", "Porträttet"]
+    assert [name for name in names if name.startswith("handouts/")] == [given[1]["picture"]]
+    assert "Bara för Bob." not in "".join(mine.values())
     text = "".join(mine.values())
     for secret_text in ("Mördaren är kyrkoherden.", "Albert är en förrädare.", "gm_notes",
                         "npc_templates", '"Vakt"'):

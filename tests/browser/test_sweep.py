@@ -181,10 +181,19 @@ def demo(tmp_path, monkeypatch):
     # its page (no account) is swept with the others.
     screen = TableScreen.objects.create(campaign=aoristos, name="TV:n")
     map_screen = TableScreen.objects.create(campaign=aoristos, name="Kartan", mode="map")
+    # Handouts (issue 47): a letter with a picture to every player, on the table screen.
+    from table.models import Handout
+    from tests.browser.test_table_screen import LETTER
+
+    Handout.objects.create(campaign=aoristos, title="Brevet från hertigen", on_screen=True,
+                           text="Kom ensam till bron vid midnatt.", picture=LETTER,
+                           content_type="image/png", width_px=160, height_px=100)
+    handout_screen = TableScreen.objects.create(campaign=aoristos, name="Brevet",
+                                                mode="handout")
     return {
         "aoristos": aoristos, "t10": t10, "phobia": phobia, "entry": entry,
         "albert": albert, "jace": jace, "johan": johan, "imported": imported,
-        "screen": screen, "map_screen": map_screen,
+        "screen": screen, "map_screen": map_screen, "handout_screen": handout_screen,
     }
 
 
@@ -233,6 +242,7 @@ def pages(demo):
         *(("player", f"campaign-{systems[c]}", f"/campaigns/{c.pk}/") for c in fights),
         *(("player", f"table-{systems[c]}", f"/campaigns/{c.pk}/table/") for c in fights),
         ("player", "history", f"/campaigns/{a.pk}/table/history/"),
+        ("player", "handouts", f"/campaigns/{a.pk}/handouts/"),
         ("player", "encounters", f"/campaigns/{p.pk}/encounters/"),
         ("player", "chronicle", f"/campaigns/{a.pk}/chronicle/"),
         ("player", "journal", f"/campaigns/{a.pk}/journal/"),
@@ -252,6 +262,7 @@ def pages(demo):
         *(("gm", f"catalogue-{systems[c]}", f"/campaigns/{c.pk}/catalogue/") for c in fights),
         *(("gm", f"table-{systems[c]}", f"/campaigns/{c.pk}/table/") for c in fights),
         ("gm", "chronicle", f"/campaigns/{a.pk}/chronicle/"),
+        ("gm", "handouts", f"/campaigns/{a.pk}/handouts/"),
         ("gm", "awards", f"/campaigns/{a.pk}/awards/"),
         ("gm", "sheet-aoristos", f"/characters/{albert.pk}/"),
         ("gm", "sheet-phobia", f"/characters/{jace.pk}/"),
@@ -272,6 +283,7 @@ def pages(demo):
         ("anonymous", "screen-enter", "/screen/"),
         ("anonymous", "table-screen", demo["screen"].get_absolute_url()),
         ("anonymous", "table-screen-map", demo["map_screen"].get_absolute_url()),
+        ("anonymous", "table-screen-handout", demo["handout_screen"].get_absolute_url()),
     ]
     return player + gm + guest + anonymous
 

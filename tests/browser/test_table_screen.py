@@ -3,6 +3,7 @@
 appear on it live, the secret one only as "the GM rolled in secret", and nothing of the
 GM's is in its page or its stream at any time; blackout empties it; ending it closes it."""
 
+import io
 import re
 
 import pytest
@@ -10,13 +11,40 @@ from playwright.sync_api import expect
 
 from combat import services
 from combat.models import Encounter
+from tests.browser.test_fog import Listener, gm_command
 from tests.browser.test_live_table import LIVE, open_table, table  # noqa: F401 (a fixture)
 from tests.core.test_two_processes import GUARDS  # two NPCs
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 TV = {"width": 1920, "height": 1080}
-SECRETS = ("2B+13", "Skatten under golvet")  # the GM's secret hand; the GM's notes
+# The GM's secret hand; the GM's notes; a wall only the GM sees.
+SECRETS = ("2B+13", "Skatten under golvet", "Lönndörren")
+
+
+def letter() -> bytes:
+    """A picture of a letter, 160 × 100, for the handout."""
+    from PIL import Image, ImageDraw
+
+    image = Image.new("RGB", (160, 100), (240, 228, 200))
+    ImageDraw.Draw(image).rectangle((20, 20, 140, 30), fill=(60, 40, 20))
+    out = io.BytesIO()
+    image.save(out, "PNG")
+    return out.getvalue()
+
+
+LETTER = letter()
+
+
+def shot_and_small(page, shot, name):
+    """A screenshot, and a copy scaled to 480 px wide: what the TV reads like from across
+    the room (issue 47), to look at."""
+    from PIL import Image
+
+    path = shot(page, name)
+    with Image.open(path) as image:
+        image.resize((480, round(image.height * 480 / image.width))).save(
+            path.with_name(path.stem + "-480.png"))
 
 
 def roll(page):
@@ -60,6 +88,10 @@ def test_the_table_screen_shows_what_every_player_may_see_live(browser, site_ser
     tv.get_by_role("button", name=re.compile("^(Öppna|Open)$")).click()
     expect(tv.locator("#live-status")).to_have_attribute("data-state", "live")
     assert stream_text, "the screen opened no stream"
+    # The screen's stream as a browser gets it, read beside the page to the end.
+    token = tv.url.rstrip("/").rsplit("/", 1)[-1]
+    stream = Listener(f"{site_server.url}/live/screens/{token}/events?after=0")
+    stream.start()
     assert tv_context.cookies() == [] or all(c["name"] != "sessionid" for c in tv_context.cookies())
 
     # A player's test, then the GM's secret roll.
@@ -69,6 +101,9 @@ def test_the_table_screen_shows_what_every_player_may_see_live(browser, site_ser
     roll(player)
     expect(tv.get_by_test_id("screen-log").locator("li").first).to_contain_text(
         "SIN + Vildmark", timeout=LIVE)
+    # Large, with the exact chance it had (the tray's own figure: tests/table).
+    expect(tv.get_by_test_id("screen-log").locator("li").first.get_by_test_id(
+        "roll-chance")).to_have_text(re.compile(r"^(chans|chance) \d+[,.]\d %$"))
     gm.goto(f"{site_server.url}/campaigns/{campaign.pk}/table/")
     gm.get_by_label(re.compile("Tärningshand|Dice hand")).check()
     gm.locator('input[name="hand"]').fill(SECRETS[0])
@@ -106,6 +141,56 @@ def test_the_table_screen_shows_what_every_player_may_see_live(browser, site_ser
     expect(tv.get_by_test_id("screen-next")).to_have_text(re.compile("^(Vakten|Tjuven)$"))
     shot(tv, "1b-tv-fight")
 
+    # The battle map, full screen: a move on it and an attack's prompt come live; a wall
+    # the GM keeps is not on it.
+    gm.goto(f"{site_server.url}/campaigns/{campaign.pk}/")
+    gm_command(gm, fight, {"type": "add_shape", "kind": "wall", "points": "0,-3 4,-3",
+                           "shown": False, "label": SECRETS[2]})
+    mode = gm.get_by_test_id("screen-mode")
+    mode.get_by_label(re.compile("Stridskartan|The battle map")).check()
+    mode.get_by_role("button", name=re.compile("Visa det|Show it")).click()
+    expect(tv.get_by_test_id("screen")).to_have_attribute("data-mode", "map", timeout=LIVE)
+    expect(tv.locator(".map-token")).to_have_count(2, timeout=LIVE)
+    fight.refresh_from_db()
+    state = services.folded(fight).state
+    mover = state.active
+    other = next(c for c in state.combatants if c.id != mover.id)
+    # The GM places the other 1.5 m away, within the knife's reach: its token moves on
+    # the screen.
+    to_x = mover.x + 1.5
+    gm_command(gm, fight, {"type": "update_combatant", "id": other.id, "x": to_x, "y": 0.0})
+    expect(tv.get_by_test_id(f"screen-token-{other.id}")).to_have_attribute(
+        "transform", f"translate({to_x} 0.0)", timeout=LIVE)
+    gm_command(gm, fight, {"type": "attack", "id": mover.id, "target": other.id,
+                           "weapon": "knife"})
+    expect(tv.get_by_test_id("screen-map-now")).to_contain_text(
+        re.compile(f"(Väntar på att {other.name}|Waiting for {other.name})"), timeout=LIVE)
+    assert tv.locator(".map-wall").count() == 0
+    shot_and_small(tv, shot, "1c-tv-map")
+
+    # A handout on the table screen: every screen turns to it.
+    gm.goto(f"{site_server.url}/campaigns/{campaign.pk}/handouts/")
+    form = gm.get_by_test_id("handout-form")
+    form.get_by_label(re.compile("^(Titel|Title)")).fill("Brevet från hertigen")
+    form.get_by_label(re.compile("^(Text)")).fill("Kom ensam till bron vid midnatt.")
+    form.get_by_label(re.compile("^(Bild|Picture)")).set_input_files(
+        files=[{"name": "brev.png", "mimeType": "image/png", "buffer": LETTER}])
+    form.get_by_label(re.compile("^(Till|To):?$")).select_option("screen")
+    form.get_by_test_id("handout-give").click()
+    expect(gm.locator(".messages")).to_contain_text(
+        "Brevet från hertigen")
+    expect(tv.get_by_test_id("screen")).to_have_attribute("data-mode", "handout",
+                                                          timeout=LIVE)
+    expect(tv.get_by_test_id("screen-handout")).to_contain_text("Brevet från hertigen")
+    expect(tv.get_by_test_id("screen-handout")).to_contain_text("Kom ensam till bron")
+    expect(tv.get_by_test_id("screen-handout-picture")).to_be_visible()
+    assert tv.evaluate(
+        "document.querySelector('[data-testid=screen-handout-picture]').naturalWidth") == 160
+    # The player's phone got it too, live.
+    expect(player.get_by_test_id("handouts")).to_contain_text("Brevet från hertigen",
+                                                              timeout=LIVE)
+    shot_and_small(tv, shot, "1d-tv-handout")
+
     # Blackout: nothing on it; then the rolls again.
     gm.goto(f"{site_server.url}/campaigns/{campaign.pk}/")
     mode = gm.get_by_test_id("screen-mode")
@@ -125,6 +210,11 @@ def test_the_table_screen_shows_what_every_player_may_see_live(browser, site_ser
     dom = tv.content()
     for secret in SECRETS:
         assert secret not in dom, secret
+
+    stream.done.set()
+    assert "Brevet från hertigen" in stream.text  # it read the stream to here
+    for secret in SECRETS:
+        assert secret not in stream.text, secret
 
     # Ending it closes the open screen, and its code opens it no more.
     gm.once("dialog", lambda dialog: dialog.accept())
