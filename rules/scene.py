@@ -27,6 +27,7 @@ import hashlib
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, fields, replace
+from functools import lru_cache
 from itertools import pairwise
 
 from rules.combat_kit import changed, refuse, require_open
@@ -142,7 +143,7 @@ class MarkFog:
 COMMANDS = {"add_shape": AddShape, "remove_shape": RemoveShape, "set_picture": SetPicture,
             "set_fog": SetFog, "mark_fog": MarkFog}
 GM_ONLY = (AddShape, RemoveShape, SetPicture, SetFog, MarkFog)
-MAX_FOG_AREAS = 500  # areas revealed or hidden on one map
+MAX_FOG_AREAS = 200  # areas revealed or hidden on one map
 
 
 # Events ------------------------------------------------------------------------------------
@@ -377,11 +378,39 @@ def in_fog(fog: Fog, x: float, y: float) -> bool:
     """Whether the point (x, y) is hidden: under fog that no later area reveals."""
     if not fog.on:
         return False
-    hidden = True
-    for area in fog.areas:
-        if inside(area.points, x, y):
-            hidden = not area.reveal
-    return hidden
+    return _index(fog).hidden(x, y)
+
+
+class _FogIndex:
+    """A fog's areas, newest first, each with its bounding box: a point is decided by the
+    newest area it lies in, and only areas whose box holds it are tested. Counts the
+    polygon tests it made (`tests`), for `hidden_shapes`' budget."""
+
+    def __init__(self, fog: Fog):
+        self.areas = []
+        for area in reversed(fog.areas):
+            xs, ys = [p[0] for p in area.points], [p[1] for p in area.points]
+            self.areas.append((min(xs) - EDGE, min(ys) - EDGE, max(xs) + EDGE,
+                               max(ys) + EDGE, area.points, area.reveal))
+        self.tests = 0
+
+    def hidden(self, x: float, y: float) -> bool:
+        for x0, y0, x1, y1, points, reveal in self.areas:
+            if x0 <= x <= x1 and y0 <= y <= y1:
+                self.tests += 1
+                if inside(points, x, y):
+                    return not reveal
+        return True
+
+    def overlaps(self, box) -> bool:
+        """Whether any revealing area's box meets `box` (x0, y0, x1, y1)."""
+        return any(reveal and x0 <= box[2] and box[0] <= x1 and y0 <= box[3] and box[1] <= y1
+                   for x0, y0, x1, y1, _points, reveal in self.areas)
+
+
+@lru_cache(maxsize=32)
+def _index(fog: Fog) -> _FogIndex:
+    return _FogIndex(fog)
 
 
 def unseen(state, viewer: Viewer) -> frozenset[str]:
@@ -403,30 +432,56 @@ def check_seen(state, command, viewer: Viewer) -> None:
         refuse(_("there is no such combatant"), "bad_field", field="id")
 
 
-SAMPLES = 60  # points along a side, and across a shape, that `fogged_shape` looks at
+SIDE_SAMPLES = 16  # points along a side that `fogged_shape` looks at, at most
+INSIDE_SAMPLES = 8  # and across a cover's inside, per direction
+BUDGET = 200_000  # polygon tests one scene's shapes may take (`hidden_shapes`)
 
 
-def fogged_shape(fog: Fog, shape: Shape) -> bool:
-    """Whether any of a shape lies in the fog: its points, its sides (every 0.5 m, at
-    most SAMPLES points each) and, for cover, its inside (a grid of SAMPLES × SAMPLES)."""
-    if not fog.on:
-        return False
+def samples_of(shape: Shape) -> list[tuple[float, float]]:
+    """The points of a shape `fogged_shape` looks at: its corners, its sides every 0.5 m
+    (at most SIDE_SAMPLES each) and, for cover, a grid across its inside."""
     points = list(shape.points)
     sides = list(pairwise(points + points[:1] if shape.kind == "cover" else points))
     samples = list(points)
     for (x0, y0), (x1, y1) in sides:
-        steps = min(SAMPLES, max(1, math.ceil(math.hypot(x1 - x0, y1 - y0) / 0.5)))
+        steps = min(SIDE_SAMPLES, max(1, math.ceil(math.hypot(x1 - x0, y1 - y0) / 0.5)))
         samples += [(x0 + (x1 - x0) * k / steps, y0 + (y1 - y0) * k / steps)
                     for k in range(1, steps)]
     if shape.kind == "cover":
         xs, ys = [p[0] for p in points], [p[1] for p in points]
-        for i in range(SAMPLES + 1):
-            for j in range(SAMPLES + 1):
-                x = min(xs) + (max(xs) - min(xs)) * i / SAMPLES
-                y = min(ys) + (max(ys) - min(ys)) * j / SAMPLES
+        n = INSIDE_SAMPLES
+        for i in range(n + 1):
+            for j in range(n + 1):
+                x = min(xs) + (max(xs) - min(xs)) * i / n
+                y = min(ys) + (max(ys) - min(ys)) * j / n
                 if inside(points, x, y):
                     samples.append((x, y))
-    return any(in_fog(fog, x, y) for x, y in samples)
+    return samples
+
+
+def fogged_shape(fog: Fog, shape: Shape) -> bool:
+    """Whether any of a shape lies in the fog, by its sample points (`samples_of`)."""
+    return shape in hidden_shapes(Scene((shape,), fog=fog))
+
+
+@lru_cache(maxsize=32)
+def hidden_shapes(scene: Scene) -> frozenset[Shape]:
+    """The scene's shapes any of which lies in its fog. Kept per scene (a map drawn for
+    every page of every member asks once per version), and bounded: past BUDGET polygon
+    tests the shapes not yet looked at count as hidden, so no scene takes a server's CPU
+    for long, and what is not known to be revealed is never shown."""
+    fog = scene.fog
+    if not fog.on:
+        return frozenset()
+    index = _FogIndex(fog)
+    hidden = set()
+    for shape in scene.shapes:
+        xs, ys = [p[0] for p in shape.points], [p[1] for p in shape.points]
+        if index.tests > BUDGET or not index.overlaps((min(xs), min(ys), max(xs), max(ys))):
+            hidden.add(shape)  # no revealing area comes near it: all of it is hidden
+        elif any(index.hidden(x, y) for x, y in samples_of(shape)):
+            hidden.add(shape)
+    return frozenset(hidden)
 
 
 ID_KEYS = ("id", "for", "attacker", "target", "combatant", "active")
@@ -475,11 +530,12 @@ def visible(scene: Scene, is_gm: bool) -> dict:
     lies in it is left out; the picture's hidden areas are painted over by the shell).
     The fog's areas are drawn for everyone."""
     fog = scene.fog
+    fogged = frozenset() if is_gm else hidden_shapes(scene)
     shapes = [
         {"index": i, "kind": s.kind, "points": [list(p) for p in s.points], "shown": s.shown,
          "label": s.label}
         for i, s in enumerate(scene.shapes)
-        if is_gm or (s.shown and not fogged_shape(fog, s))
+        if is_gm or (s.shown and s not in fogged)
     ]
     picture = scene.picture
     if picture is not None and not (picture.shown or is_gm):

@@ -129,3 +129,30 @@ def test_a_players_picture_has_the_hidden_areas_painted_over(client, gm, alice, 
     english(client, alice)
     page = client.get(reverse("combat:page", args=[fight.pk])).content.decode()
     assert url not in page
+
+
+@pytest.mark.parametrize("system", ["aoristos", "phobia", "t10"])
+def test_in_every_system_a_hidden_npc_is_not_in_the_players_panel_or_api(
+    client, gm, alice, run, system
+):
+    """The three engines' views go through one filter (rules.scene.seen): under fog with
+    nothing revealed, the NPC is in neither the panel nor the API a player gets, before
+    the fight and after its start; the player's own character is."""
+    from tests.combat import kinds
+
+    made = kinds.make(system, client, gm, alice)
+    fight = made.encounter
+    npc = {"aoristos": "Vakten", "phobia": "Vakten", "t10": "Soldat"}[system]
+    run(fight, gm, {"type": "set_fog", "on": True})
+    start = {"aoristos": "start", "phobia": "start_round", "t10": "start"}[system]
+    for step in ("set up", "started"):
+        english(client, alice)
+        seen = client.get(reverse("combat:state", args=[fight.pk])).content.decode() + \
+            json.dumps(client.get(reverse("combat:api_encounter", args=[fight.pk])).json(),
+                       ensure_ascii=False)
+        assert made.character.name in seen, step
+        assert npc not in seen, step
+        english(client, gm)
+        assert npc in client.get(reverse("combat:state", args=[fight.pk])).content.decode()
+        if step == "set up":
+            run(fight, gm, {"type": start})

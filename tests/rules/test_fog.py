@@ -132,7 +132,7 @@ def test_the_fog_is_the_gms_and_kept_in_the_log(system):
         (Fog(True), {"type": "mark_fog", "points": ""}, "bad_field"),
         (Fog(True), {"type": "mark_fog", "points": " ".join(f"{i},{i * i}" for i in range(25))},
          "bad_field"),
-        (Fog(True, (FogArea(True, ((0, 0), (1, 0), (1, 1))),) * 500),
+        (Fog(True, (FogArea(True, ((0, 0), (1, 0), (1, 1))),) * 200),
          {"type": "mark_fog", "points": "1,1"}, "too_many"),
     ],
 )
@@ -193,3 +193,21 @@ def test_a_shape_drawn_in_the_fog_is_only_a_change_of_the_map_in_the_players_log
     assert engine.describe(state, events, GM)[0]["shape"] == "wall"
     _, events = run(engine, state, {"type": "add_shape", "kind": "wall", "points": "1,1 2,1"})
     assert engine.describe(state, events, TABLE)[0]["shape"] == "wall"
+
+
+def test_the_shapes_work_is_bounded_and_what_it_did_not_look_at_stays_hidden(monkeypatch):
+    """A map's shapes under fog are looked at once per scene (kept), within a budget of
+    polygon tests: past it, the shapes left count as hidden, never as shown."""
+    from rules import scene as scene_rules
+
+    fog = Fog(True, (FogArea(True, ((0, 0), (100, 0), (100, 100), (0, 100))),))
+    shapes = tuple(Shape("wall", ((i, 1), (i + 0.5, 1))) for i in range(1, 41))
+    assert scene_rules.hidden_shapes(Scene(shapes, fog=fog)) == frozenset()
+    monkeypatch.setattr(scene_rules, "BUDGET", 10)
+    scene_rules.hidden_shapes.cache_clear()
+    hidden = scene_rules.hidden_shapes(Scene(shapes, fog=fog))
+    assert shapes[0] not in hidden  # looked at within the budget: revealed
+    assert shapes[-1] in hidden  # past it: not shown
+    shown = visible(Scene(shapes, fog=fog), False)["shapes"]
+    assert 0 < len(shown) < len(shapes)
+    scene_rules.hidden_shapes.cache_clear()  # the budget's answers go with the budget
