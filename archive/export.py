@@ -191,6 +191,7 @@ class CampaignExport:
             "starting_dp": c.starting_dp,
             "level_cap": c.level_cap,
             "house_rules": c.house_rules,
+            "dice_source": c.dice_source,
             "event_seq": c.event_seq,
             "created_at": when(c.created_at),
             "gm": self.name(c.gm_id),
@@ -340,7 +341,7 @@ class CampaignExport:
                 "kind": e.kind, "label": e.label, "hand": e.hand, "dice": e.dice,
                 "counted": e.counted, "result": e.result, "test_base": e.test_base,
                 "threshold": e.threshold, "secret": e.secret, "detail": e.detail,
-                "created_at": when(e.created_at),
+                "typed_in": e.typed_in, "created_at": when(e.created_at),
             }
 
     def pictures(self) -> Iterator[tuple[str, bytes]]:

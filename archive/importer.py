@@ -492,7 +492,8 @@ class Importer:
         one_of(row.get("rule_system"), SYSTEMS, where, "the rule system")
         campaign = checked(Campaign, where, row, (
             "name", "rule_system", "starting_dp", "level_cap", "house_rules", "gm_notes",
-            "event_seq", "created_at", "gm", "members"), gm=self.user)
+            "dice_source", "event_seq", "created_at", "gm", "members"), gm=self.user)
+        one_of(campaign.dice_source, Campaign.DiceSource.values, where, "who rolls the dice")
         try:
             campaign.house()  # the rule system reads every house rule
         except (RulesError, ValueError, TypeError, AttributeError) as error:
@@ -806,7 +807,8 @@ class Importer:
             ref = row.get("character")
             roll = checked(RollEvent, where, row, (
                 "seq", "actor", "character", "kind", "label", "hand", "dice", "counted",
-                "result", "test_base", "threshold", "secret", "detail", "created_at"),
+                "result", "test_base", "threshold", "secret", "detail", "typed_in",
+                "created_at"),
                 campaign=campaign, actor=self.user_of(row, "actor", where),
                 character_id=None if ref is None else self.character(ref, where))
             one_of(roll.kind, RollEvent.Kind.values, where, "the kind")

@@ -33,6 +33,7 @@ LOG_COLUMNS = (
     ("result", "integer"), ("test_base", "integer"), ("threshold", "integer"),
     ("secret", "boolean"), ("data", "text"), ("public", "text"), ("ref", "bigint"),
     ("version", "integer"), ("system", "text"), ("encounter_kind", "text"),
+    ("typed_in", "boolean"),  # a roll of the table's own dice (issue 48)
 )
 COLUMN_NAMES = tuple(column for column, _type in LOG_COLUMNS)
 

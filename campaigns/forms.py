@@ -12,7 +12,7 @@ from rules.system import MAX_HOUSE_TEXT, HouseRule
 class CampaignForm(forms.ModelForm):
     class Meta:
         model = Campaign
-        fields = ("name", "rule_system", "starting_dp", "level_cap")
+        fields = ("name", "rule_system", "starting_dp", "level_cap", "dice_source")
         help_texts = {
             "starting_dp": _("15 for everyday adults, up to 50 for budding epic adventurers."),
             "level_cap": _("5 is the realistic human maximum; raising it is a house rule."),
@@ -35,6 +35,7 @@ class CampaignForm(forms.ModelForm):
         for name in self.POINTS_FIELDS:
             self.fields[name].required = False
             self.fields[name].widget.attrs["data-points-only"] = ""
+        self.fields["dice_source"].required = False  # issue 48: kept as it is when left out
         self.house_rule_keys: list[str] = []
         if self.instance.pk:
             self.fields["rule_system"].disabled = True
@@ -48,6 +49,11 @@ class CampaignForm(forms.ModelForm):
                 self.house_rule_keys.append(rule.key)
 
     POINTS_FIELDS = ("starting_dp", "level_cap")
+
+    def clean_dice_source(self):
+        """Left out (an older form, a script), it stays as it is: the server's at first."""
+        return (self.cleaned_data.get("dice_source") or self.instance.dice_source
+                or Campaign.DiceSource.SERVER)
 
     def clean_rule_system(self):
         system = self.cleaned_data["rule_system"]

@@ -66,6 +66,24 @@ class Campaign(models.Model):
     gm = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="campaigns_run"
     )
+
+    class DiceSource(models.TextChoices):
+        """Who rolls the table's dice (issue 48): the server, or each of the table's own
+        physical dice, typed in on the tray's keypad (rules/entered.py)."""
+
+        SERVER = "server", _("The server rolls every die")
+        PLAYERS = "players", _("The players roll their own dice; the server rolls the GM's")
+        GM = "gm", _("The GM rolls their own dice; the server rolls the players'")
+        ALL = "all", _("Everyone rolls their own dice")
+
+    dice_source = models.CharField(
+        _("Who rolls the dice"), max_length=10, choices=DiceSource,
+        default=DiceSource.SERVER,
+        help_text=_("Own dice are typed in on the tray's keypad: the site computes the "
+                    "result with the same rules and marks the roll as typed in, by whom. "
+                    "Anyone may still let the server roll one (a secret roll of the GM's, "
+                    "a player without dice)."),
+    )
     # The GM's values for the rule system's house rules (rules.system.HouseRule), by key;
     # a rule not stored here has its default.
     house_rules = models.JSONField(default=dict, blank=True)
@@ -86,6 +104,15 @@ class Campaign(models.Model):
 
     def get_absolute_url(self):
         return reverse("campaigns:detail", args=[self.pk])
+
+    def rolls_own_dice(self, membership) -> bool:
+        """Whether `membership`'s tray takes their own dice by default (issue 48)."""
+        source = self.dice_source
+        if membership is None:
+            return False
+        if membership.is_gm:
+            return source in (self.DiceSource.GM, self.DiceSource.ALL)
+        return source in (self.DiceSource.PLAYERS, self.DiceSource.ALL)
 
     @property
     def system(self):

@@ -1,10 +1,12 @@
-import io
 import re
 
 from django import forms
 from django.utils.formats import localize
 from django.utils.translation import gettext, pgettext
 from django.utils.translation import gettext_lazy as _
+
+from core import pictures
+from core.pictures import picture_facts  # noqa: F401 (the archive's importer uses it)
 
 # The house rules' labels, by key: the rule system lists its house rules (key, kind,
 # default, rule page); the form shows each with its default and marks it a house rule.
@@ -117,7 +119,7 @@ class MapPictureForm(forms.Form):
     # A picture's width × height: more is refused unread. Every phone that opens the map
     # decodes the picture whole (4 bytes a pixel): 4096 × 4096 is 64 MB; a 6000 × 6000
     # PNG of 50 kB would be 144 MB on every phone (issue 42).
-    MAX_PIXELS = 4096 * 4096
+    MAX_PIXELS = pictures.MAX_PIXELS
 
     def clean_picture(self):
         from combat.models import MapPicture
@@ -128,32 +130,3 @@ class MapPictureForm(forms.Form):
         return picture_facts(upload.read())
 
 
-def picture_facts(content: bytes) -> dict:
-    """A map picture's row fields from its bytes, checked as an image (an upload's, an
-    imported archive's); ValidationError when it is none we serve."""
-    from PIL import Image, UnidentifiedImageError
-
-    from combat.models import MapPicture
-
-    if len(content) > MapPicture.MAX_BYTES:
-        raise forms.ValidationError(_("The picture is larger than 5 MB."))
-    try:
-        with Image.open(io.BytesIO(content)) as image:
-            kind = image.format
-            width, height = image.size
-            if width * height > MapPictureForm.MAX_PIXELS:
-                raise forms.ValidationError(
-                    _("The picture is %(width)s × %(height)s pixels: at most 16 megapixels "
-                      "(4096 × 4096), since every phone at the table decodes it whole. "
-                      "Make it smaller and upload it again."),
-                    params={"width": width, "height": height})
-            image.verify()
-    except forms.ValidationError:
-        raise
-    except (UnidentifiedImageError, OSError, ValueError, SyntaxError,
-            Image.DecompressionBombError):
-        raise forms.ValidationError(_("This file is not a picture we can read.")) from None
-    if kind not in MapPicture.TYPES:
-        raise forms.ValidationError(_("Only PNG, JPEG or WebP pictures."))
-    return {"content": content, "content_type": MapPicture.TYPES[kind],
-            "width_px": width, "height_px": height}

@@ -9,6 +9,8 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from core import pictures
+
 
 class Encounter(models.Model):
     """A fight, or the campaign's chronicle (kind "chronicle": its clock and the bodies
@@ -142,8 +144,8 @@ class MapPicture(models.Model):
     campaign's data); the scene names it by its pk (`rules.scene.Picture.key`). Never
     changed once stored: a new picture is a new row."""
 
-    MAX_BYTES = 5 * 1024 * 1024
-    TYPES = {"PNG": "image/png", "JPEG": "image/jpeg", "WEBP": "image/webp"}
+    MAX_BYTES = pictures.MAX_BYTES
+    TYPES = pictures.TYPES
 
     encounter = models.ForeignKey(Encounter, on_delete=models.CASCADE, related_name="pictures")
     content = models.BinaryField()

@@ -385,6 +385,13 @@ class RuleSystem(Protocol):
         """What the log keeps of a rolled hand (read back by ``hand_of``)."""
         ...
 
+    def luck_of(self, stored: Mapping[str, Any]) -> Fraction | None:
+        """How lucky a stored test's dice were (issue 48): the mid-percentile of its
+        total under the exact distribution of its dice, higher luckier, as the fight's
+        story counts a roll's luck (`rules.story.percentile_in`); None where the tables
+        stop."""
+        ...
+
     def hand_of(self, stored: Mapping[str, Any]) -> HandResult: ...
 
     def opposed_odds(self, a: TestPlan, b: TestPlan) -> Fraction | None:

@@ -535,7 +535,7 @@ class HandoutForm(forms.Form):
         return " ".join(self.cleaned_data["title"].split())
 
     def clean_picture(self):
-        from combat.forms import picture_facts
+        from core.pictures import picture_facts
 
         upload = self.cleaned_data.get("picture")
         if not upload:

@@ -17,7 +17,7 @@ def _roll_read(qn):
         "label": "e.label", "hand": "e.hand", "dice": json_text("e.dice"),
         "counted": json_text("e.counted"), "result": "e.result",
         "test_base": "e.test_base", "threshold": "e.threshold", "secret": "e.secret",
-        "data": json_text("e.detail"),
+        "data": json_text("e.detail"), "typed_in": "e.typed_in",
     }
     joins = (
         f"LEFT JOIN {qn(get_user_model()._meta.db_table)} u ON u.id = e.actor_id "
@@ -31,6 +31,7 @@ def _roll_from_row(common: dict, f: dict, _cache: dict) -> dict:
         **common, kind=f["kind"], label=f["label"], hand=f["hand"], dice=json_column(f["dice"]),
         counted=json_column(f["counted"]), result=f["result"], test_base=f["test_base"],
         threshold=f["threshold"], secret=bool(f["secret"]), detail=json_column(f["data"]),
+        typed_in=bool(f["typed_in"]) or None,
     )
     return services.payload(event, (f["who"] or "", f["character"] or ""))
 

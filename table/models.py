@@ -21,6 +21,11 @@ class RollEvent(models.Model):
         HAND = "hand", _("Dice hand")
         TEST = "test", _("Success test")
 
+    # A roll of the table's own physical dice, typed in by its actor (issue 48); None: the
+    # server rolled it. Nullable with no default, so SQLite adds the column without
+    # rebuilding the table (which would drop the seq trigger).
+    typed_in = models.BooleanField(null=True, blank=True)
+
     campaign = models.ForeignKey(
         "campaigns.Campaign", on_delete=models.CASCADE, related_name="roll_events"
     )

@@ -13,6 +13,7 @@ from campaign_log.broadcast import publish_on_commit
 from campaign_log.numbering import insert_numbered, next_seq, public_payload
 from campaigns.models import Campaign
 from rules.aoristos import dice, success
+from rules.entered import entered
 from rules.errors import RulesError
 from table.models import MembershipEvent, NoticeEvent, RollEvent
 
@@ -31,14 +32,16 @@ def roll_record(
     threshold: int | None = None,
     secret: bool = False,
     idempotency_key: str | None = None,
+    faces: tuple[int, ...] | None = None,
 ) -> RollEvent:
     """Roll `hand`, store it as the campaign's next event and broadcast it after commit.
-    With a test base and threshold it is a success test (p. 5).
+    With a test base and threshold it is a success test (p. 5). `faces`: the table's own
+    dice, typed in (issue 48), in place of the server's (`rolled_with`).
 
     With an `idempotency_key` the actor already rolled with, nothing is rolled or sent
     again: that first roll is returned.
     """
-    rolled = dice.roll(hand, rng, purpose)
+    rolled = rolled_with(lambda source: dice.roll(hand, source, purpose), faces)
     event = RollEvent(
         campaign=campaign,
         actor=actor,
@@ -54,8 +57,18 @@ def roll_record(
         secret=secret,
         created_at=timezone.now(),
         idempotency_key=idempotency_key,
+        typed_in=True if faces is not None else None,
     )
     return store_and_publish(event)
+
+
+def rolled_with(roll, faces: tuple[int, ...] | None):
+    """`roll(source)` with the server's dice, or with `faces` the table rolled and typed
+    in (issue 48: `rules.entered`, the same code either way; a RulesError says what is
+    wrong with the faces, and nothing is stored)."""
+    if faces is None:
+        return roll(rng)
+    return entered(roll, faces)
 
 
 def store_and_publish(event: RollEvent) -> RollEvent:
@@ -85,6 +98,7 @@ INSERTED = (
     "detail",
     "created_at",
     "idempotency_key",
+    "typed_in",
 )
 
 
@@ -199,13 +213,14 @@ def system_test_record(
     secret: bool = False,
     idempotency_key: str | None = None,
     pair: dict | None = None,
+    faces: tuple[int, ...] | None = None,
 ) -> RollEvent:
     """Roll the test `plan` of `system` (rules.system: not Aoristos, whose tests are
     ``roll_record``'s), store it as the campaign's next event and broadcast it after
     commit; a retried key returns its first roll, as ``roll_record`` does. ``pair``: whom
     a social roll was with (``{"key", "name"}``), kept so the next roll with them carries
     from it (T10)."""
-    result = system.roll_test(plan, rng)
+    result = rolled_with(lambda source: system.roll_test(plan, source), faces)
     event = RollEvent(
         campaign=campaign,
         actor=actor,
@@ -226,6 +241,7 @@ def system_test_record(
         | ({"toward": pair["key"], "toward_name": pair["name"]} if pair else {}),
         created_at=timezone.now(),
         idempotency_key=idempotency_key,
+        typed_in=True if faces is not None else None,
     )
     return store_and_publish(event)
 
@@ -293,11 +309,11 @@ def system_opposed_record(
 
 def system_hand_record(
     *, campaign: Campaign, actor, system, plan, secret: bool = False,
-    idempotency_key: str | None = None,
+    idempotency_key: str | None = None, faces: tuple[int, ...] | None = None,
 ) -> RollEvent:
     """Roll the bare hand `plan` of `system` (rules.system: "1T10", "Ob3T6"), store it as
     the campaign's next event and broadcast it after commit, as ``roll_record`` does."""
-    result = system.roll_hand(plan, rng)
+    result = rolled_with(lambda source: system.roll_hand(plan, source), faces)
     event = RollEvent(
         campaign=campaign,
         actor=actor,
@@ -310,6 +326,7 @@ def system_hand_record(
         detail={"system": system.name, **system.stored_hand(result)},
         created_at=timezone.now(),
         idempotency_key=idempotency_key,
+        typed_in=True if faces is not None else None,
     )
     return store_and_publish(event)
 
@@ -430,7 +447,33 @@ def base_payload(event: RollEvent, outcome, names: tuple[str, str] | None = None
         "created_at": event.created_at.isoformat(),
         "time": timezone.localtime(event.created_at).strftime("%H:%M"),
         "chance": chance_of(event),
+        "luck": luck_of(event),
+        "typed_in": bool(event.typed_in),  # the table's own dice, typed in (issue 48)
     }
+
+
+def luck_of(event: RollEvent) -> float | None:
+    """How lucky a test's dice were (issue 48), 0-100, 50 average, higher luckier: its
+    mid-percentile under the exact distribution of its dice, by the functions the fight's
+    story counts luck with (Aoristos' `roll_luck`, each system's `luck_of`); None for a
+    bare hand or an opposed test, whose luck is two sides'."""
+    if event.kind != RollEvent.Kind.TEST:
+        return None
+    detail = event.detail
+    try:
+        if detail is None:
+            from rules.aoristos.combat.story import roll_luck
+
+            luck = roll_luck(dice.parse_hand(event.hand), event.dice, dice.Purpose.TEST)
+        elif "system" in detail and not ({"opposed", "against"} & set(detail)):
+            from rules import get_system
+
+            luck = get_system(detail["system"]).luck_of(detail)
+        else:
+            return None
+    except (RulesError, ValueError, TypeError, KeyError):
+        return None
+    return None if luck is None else round(float(luck), 1)
 
 
 def chance_of(event: RollEvent) -> float | None:

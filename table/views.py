@@ -14,7 +14,9 @@ from campaigns.access import get_campaign, member_view
 from core.db import idempotency
 from core.params import strict_int
 from rules.aoristos import dice, success
-from table import services
+from rules.entered import dice_count, dice_sides, parse_faces
+from rules.errors import RulesError, gettext_noop
+from table import luck, services
 from table.entered import EnteredTestForm, hand_odds, odds_context, opposition_odds
 from table.forms import HandForm, RollForm
 
@@ -73,6 +75,11 @@ def page_context(membership, form: RollForm, **extra) -> dict:
         "older": older,
         "last_seq": rolls[0]["seq"] if rolls else 0,
         "idempotency_key": idempotency.new_key(),
+        # The table's own dice (issue 48): whether this member's tray takes them, and the
+        # faces its keypad offers (T10's ten-sided dice, the others' six).
+        "own_dice": campaign.rolls_own_dice(membership),
+        "luck": luck.session_luck(campaign),
+        "die_faces": range(1, 11),  # the keypad shows as many as the hand's dice have
     } | extra
 
 
@@ -112,6 +119,63 @@ def roll(request, membership):
         messages.error(request, " ".join(e for errors in form.errors.values() for e in errors))
         return redirect("table:page", pk=campaign.pk)
     secret = bool(form.cleaned_data.get("secret"))
+    try:
+        faces = typed_faces(request.POST, membership, form)
+    except RulesError as error:
+        return refused(request, campaign, error, key)
+    try:
+        event, answer = rolled(request, membership, form, secret, key, faces)
+    except RulesError as error:  # the typed faces do not make this roll (issue 48)
+        return refused(request, campaign, error, key)
+    if event is None:  # the form's own refusal, answered
+        return answer
+    if from_htmx(request):
+        return HttpResponse(format_html(TRAY_ROLLED, seq=event.seq, key=idempotency.new_key()))
+    return redirect("table:page", pk=campaign.pk)
+
+
+def typed_faces(post, membership, form) -> tuple[int, ...] | None:
+    """The faces of the table's own dice typed on the tray's keypad (issue 48), or None:
+    the server rolls. Refused (RulesError) where the campaign has the server roll this
+    member's dice, and for an opposed test (both sides roll: the server's, for now)."""
+    text = (post.get("faces") or "").strip()
+    if not text:
+        return None
+    if not membership.campaign.rolls_own_dice(membership):
+        raise RulesError("this campaign has the server roll your dice",
+                         template=gettext_noop("this campaign has the server roll your dice"))
+    if getattr(form, "is_opposed", False):
+        raise RulesError("an opposed test is rolled on the server",
+                         template=gettext_noop("an opposed test is rolled on the server"))
+    return parse_faces(text)
+
+
+def said(error: RulesError) -> str:
+    """A refusal of the rules core in the page's language: its template translated, then
+    filled (the English message when there is none, or it does not fit)."""
+    template = getattr(error, "template", "")
+    try:
+        return gettext(template).format(**error.params) if template else str(error)
+    except (KeyError, IndexError, ValueError):
+        return str(error)
+
+
+def refused(request, campaign, error: RulesError, key):
+    """A roll refused for its typed faces: said in the tray (what was typed stays), and
+    how many more dice it takes when it takes more (the keypad asks for them)."""
+    message = said(error)
+    if from_htmx(request):
+        context = {"error": message, "idempotency_key": key or idempotency.new_key(),
+                   "more": getattr(error, "needed", None)}
+        return render(request, "table/table.html#tray-errors", context, status=200)
+    messages.error(request, message)
+    return redirect("table:page", pk=campaign.pk)
+
+
+def rolled(request, membership, form, secret, key, faces):
+    """The roll the valid tray form asks for, stored, and None; or None and the answer
+    when the form refuses it after all (a system's test its plan cannot make)."""
+    campaign = membership.campaign
     if isinstance(form, EnteredTestForm) and form.is_hand:
         event = services.system_hand_record(
             campaign=campaign,
@@ -120,6 +184,7 @@ def roll(request, membership):
             plan=form.cleaned_data["hand_plan"],
             secret=secret,
             idempotency_key=key,
+            faces=faces,
         )
     elif isinstance(form, EnteredTestForm):
         try:
@@ -129,9 +194,10 @@ def roll(request, membership):
             form.add_error(None, error)
             if from_htmx(request):
                 context = {"form": form, "idempotency_key": key or idempotency.new_key()}
-                return render(request, "table/table.html#tray-errors", context, status=200)
+                return None, render(request, "table/table.html#tray-errors", context,
+                                    status=200)
             messages.error(request, " ".join(error.messages))
-            return redirect("table:page", pk=campaign.pk)
+            return None, redirect("table:page", pk=campaign.pk)
         if opposition:
             event = services.system_opposed_record(
                 campaign=campaign,
@@ -153,6 +219,7 @@ def roll(request, membership):
                 secret=secret,
                 idempotency_key=key,
                 pair=form.social_pair(),
+                faces=faces,
             )
     elif form.cleaned_data["mode"] == RollForm.MODE_HAND:
         event = services.roll_record(
@@ -162,6 +229,7 @@ def roll(request, membership):
             purpose=form.cleaned_data.get("purpose") or dice.Purpose.TEST,
             secret=secret,
             idempotency_key=key,
+            faces=faces,
         )
     elif form.is_opposed:
         event = services.opposed_test_record(
@@ -183,10 +251,9 @@ def roll(request, membership):
             threshold=test["threshold"],
             secret=secret,
             idempotency_key=key,
+            faces=faces,
         )
-    if from_htmx(request):
-        return HttpResponse(format_html(TRAY_ROLLED, seq=event.seq, key=idempotency.new_key()))
-    return redirect("table:page", pk=campaign.pk)
+    return event, None
 
 
 # The tray's answer to a roll it made (htmx): what the "tray-errors" partial of
@@ -197,6 +264,16 @@ TRAY_ROLLED = (
     '\n\n<div id="tray-errors" role="alert" data-rolled="{seq}">\n'
     '  <input type="hidden" name="idempotency_key" value="{key}">\n  \n  \n</div>\n'
 )
+
+
+@member_view
+def luck_box(request, membership):
+    """This evening's luck per member (issue 48), read again as the table's rolls come."""
+    campaign = membership.campaign
+    campaign.refresh_from_db(fields=["event_seq", "created_at"])
+    response = render(request, "table/_luck.html", {"luck": luck.session_luck(campaign)})
+    response["Cache-Control"] = "no-store"
+    return response
 
 
 @member_view
@@ -263,6 +340,12 @@ def odds_answer(request, membership, data):
         test = form.test()
         chance = success.p_success(test["hand"], test["test_base"], test["threshold"])
         context["odds"] = test | {"hand": str(test["hand"]), "percent": float(chance) * 100}
+    odds = context["odds"]
+    if odds and not odds.get("opposed") and not odds.get("opponent") and not odds.get("against"):
+        # How many dice the keypad asks for (issue 48): the hand's, before any sixes.
+        notation = str(odds.get("notation") or odds.get("hand") or "")
+        context["keypad_dice"] = dice_count(notation)
+        context["keypad_sides"] = dice_sides(notation)
     if isinstance(form, RollForm):
         # The levels beside the checkboxes follow the chosen character (out of band).
         levels = form.chosen_levels()

@@ -83,10 +83,15 @@ def _no_serve_workers(monkeypatch):
 @pytest.fixture(autouse=True)
 def _fresh_encounter_cache():
     """The folded encounters this process remembers are keyed by id: a test's encounter 1
-    is not the last test's (the table's tray reads a character's latest fight too)."""
+    is not the last test's (the table's tray reads a character's latest fight too); so are
+    the evenings' luck (table.luck)."""
+    from table import luck
+
     services.forget()
+    luck.forget()
     yield
     services.forget()
+    luck.forget()
 
 
 @pytest.hookimpl(wrapper=True)

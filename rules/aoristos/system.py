@@ -219,6 +219,10 @@ class AoristosSystem:
     def situation_of(self, result: TestResult) -> str | None:
         return None  # no Aoristos test opens a situation
 
+    def luck_of(self, stored: Mapping[str, Any]) -> None:
+        raise RulesError("Aoristos rolls are stored in the roll's own columns "
+                         "(table.services.luck_of reads them)")
+
     def carrying(self, values, rolled, house, carried) -> None:
         return None  # its sheet weighs FP against Bärförmåga itself (Character.load, p. 5)
 

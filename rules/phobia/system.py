@@ -285,6 +285,19 @@ class PhobiaSystem:
             "capped": result.marks["capped"],
         }
 
+    def luck_of(self, stored: Mapping[str, Any]) -> Fraction | None:
+        """The lower the Ob total, the luckier (a test succeeds within its chance, lines
+        385-513): the fight's story's own `total_luck`."""
+        from rules.phobia.combat.story import total_luck
+
+        try:
+            difficulty, total = int(stored["params"]["difficulty"]), int(stored["total"])
+        except (KeyError, TypeError, ValueError):
+            return None
+        if stored.get("capped"):
+            return None
+        return total_luck(difficulty, total, low_is_lucky=True)
+
     def result_of(self, stored: Mapping[str, Any]) -> TestResult:
         try:
             params = dict(stored["params"])

@@ -260,6 +260,18 @@ class T10System:
             "total": result.total,
         }
 
+    def luck_of(self, stored: Mapping[str, Any]) -> Fraction | None:
+        """The higher 2T10, the luckier: the fight's story's own `outcome_luck`."""
+        from rules.t10.combat.story import outcome_luck
+
+        try:
+            dice = tuple(int(d) for d in stored["first"])
+        except (KeyError, TypeError, ValueError):
+            return None
+        if len(dice) != 2:
+            return None
+        return outcome_luck(outcome(dice, 0))
+
     def result_of(self, stored: Mapping[str, Any]) -> TestResult:
         try:
             params = dict(stored["params"])

@@ -25,11 +25,15 @@
   showLatest();
 
   // A handout given or taken back (issue 47): the handouts read their list again, so what
-  // the GM gives comes to the player's phone.
+  // the GM gives comes to the player's phone; a roll: the evening's luck.
   new MutationObserver((records) => {
     const added = records.flatMap((record) => [...record.addedNodes]);
     if (added.some((node) => node.querySelector?.("[data-handout-notice]"))) {
       document.body.dispatchEvent(new CustomEvent("handout-notice"));
+    }
+    // A roll: this evening's luck reads again (issue 48).
+    if (added.some((node) => node.matches?.("li.roll:not(.notice-event):not(.combat-record)"))) {
+      document.body.dispatchEvent(new CustomEvent("roll-line"));
     }
   }).observe(log, { childList: true });
 

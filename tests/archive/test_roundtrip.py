@@ -122,7 +122,13 @@ def played(client, gm, alice, bob, django_capture_on_commit_callbacks):
                 client.post(reverse("campaigns:journal_pin", args=[campaign.pk, entry.pk]))
                 NpcTemplate.objects.create(campaign=campaign, name="Vakt", block={"x": 1})
                 Campaign.objects.filter(pk=campaign.pk).update(
-                    gm_notes="Mördaren är kyrkoherden.")
+                    gm_notes="Mördaren är kyrkoherden.", dice_source="players")
+                # Alice's own dice, typed in (issue 48).
+                client.force_login(alice)
+                assert client.post(roll, {"mode": "hand", "hand": "2B", "purpose": "test",
+                                          "faces": "3 5"}).status_code == 302
+                assert RollEvent.objects.filter(campaign=campaign, typed_in=True).exists()
+                client.force_login(gm)
                 albert.gm_notes = "Albert är en förrädare."
                 albert.save()
                 client.force_login(alice)
@@ -249,6 +255,7 @@ def everything(campaign: Campaign) -> dict:
     seen = {"campaign": {
         "name": campaign.name, "rule_system": campaign.rule_system,
         "house_rules": campaign.house_rules, "gm_notes": campaign.gm_notes,
+        "dice_source": campaign.dice_source,
         "event_seq": campaign.event_seq, "starting_dp": campaign.starting_dp,
         "members": [(who(m.user), m.role, m.seat)
                     for m in campaign.memberships.select_related("user").order_by("seat")],
@@ -346,6 +353,7 @@ def test_a_campaign_comes_back_exactly_on_a_fresh_server(played, gm, alice, bob,
                for name, f in before["aoristos"]["fights"].items())
     assert before["aoristos"]["fights"]["Gränden/combat"]["pictures"] == [PNG]
     assert any(e.get("secret") for e in before["aoristos"]["history_gm"])
+    assert any(e.get("typed_in") for e in before["aoristos"]["history_gm"])  # issue 48
     assert any(e.get("character") == "Cecilia" for e in before["aoristos"]["history_gm"])
     assert before["aoristos"]["sheets"]["Cecilia"] == {"in_campaign": False}
     assert [h[0] for h in before["aoristos"]["handouts"]] == [

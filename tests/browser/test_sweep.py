@@ -181,6 +181,10 @@ def demo(tmp_path, monkeypatch):
     # its page (no account) is swept with the others.
     screen = TableScreen.objects.create(campaign=aoristos, name="TV:n")
     map_screen = TableScreen.objects.create(campaign=aoristos, name="Kartan", mode="map")
+    # The table's own dice (issue 48): the keypad on the players' trays here, on every
+    # tray of the T10 campaign.
+    Campaign.objects.filter(pk=aoristos.pk).update(dice_source="players")
+    Campaign.objects.filter(pk=t10.pk).update(dice_source="all")
     # Handouts (issue 47): a letter with a picture to every player, on the table screen.
     from table.models import Handout
     from tests.browser.test_table_screen import LETTER

@@ -71,9 +71,9 @@ def test_a_bad_picture_is_refused_with_its_reason_and_changes_nothing(
 
 
 def test_a_picture_bomb_is_refused_unread(client, gm, fight, monkeypatch):
-    from combat.forms import MapPictureForm
+    from core import pictures
 
-    monkeypatch.setattr(MapPictureForm, "MAX_PIXELS", 100)
+    monkeypatch.setattr(pictures, "MAX_PIXELS", 100)
     english(client, gm)
     answer = upload(client, fight, picture(size=(20, 20)))
     assert answer.status_code == 400

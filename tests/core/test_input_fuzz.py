@@ -188,14 +188,24 @@ def world(make_user, settings):
     from campaigns.models import TableScreen
 
     screen = TableScreen.objects.create(campaign=campaign, name="TV")  # issue 47
+    from table.models import Handout
+
+    handout = Handout.objects.create(campaign=campaign, title="Brevet", text="Kom ensam.",
+                                     picture=bytes(map_picture.content), on_screen=True,
+                                     content_type=map_picture.content_type,
+                                     width_px=map_picture.width_px,
+                                     height_px=map_picture.height_px)
     ids = {
         ("screen_pk", "campaigns"): screen.pk,
+        ("handout_pk", "campaigns"): handout.pk,
+        ("handout_pk", "screen"): handout.pk,
         ("token", "screen"): screen.token,
         ("token", "live"): screen.token,
         ("job", "campaigns"): job.pk,
         ("placeholder", "campaigns"): placeholder.pk,
         ("item_pk", "campaigns"): own_weapon.pk,
         ("picture", "encounters"): map_picture.pk,
+        ("picture", "screen"): map_picture.pk,
         ("pk", "encounters"): encounter.pk,
         ("pk", "api"): encounter.pk,
         ("pk", "characters"): albert.pk,
