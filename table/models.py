@@ -146,6 +146,7 @@ class NoticeEvent(models.Model):
         SITUATION = "situation", _("A situation is over")
         SCREEN = "screen", _("The table screen changed")  # what it shows, or it ended
         HANDOUT = "handout", _("A handout")  # given by the GM (table/handouts.py)
+        AGAIN = "again", _("The GM asks for a roll again")  # one typed in (issue 48)
 
     campaign = models.ForeignKey(
         "campaigns.Campaign", on_delete=models.CASCADE, related_name="notice_events"

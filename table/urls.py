@@ -10,6 +10,7 @@ urlpatterns = [
     path("campaigns/<id:pk>/table/situation/", views.situation_end, name="situation_end"),
     path("campaigns/<id:pk>/table/history/", views.history, name="history"),
     path("campaigns/<id:pk>/table/luck/", views.luck_box, name="luck"),
+    path("campaigns/<id:pk>/table/again/<id:seq>/", views.ask_again, name="again"),
     # The table screen (issue 47): the GM's, then the screen's own pages (no account).
     path("campaigns/<id:pk>/screens/", screens.screen_create, name="screen_create"),
     path("campaigns/<id:pk>/screens/<id:screen_pk>/mode/", screens.screen_mode,

@@ -17,6 +17,7 @@ from rules.aoristos import dice, success
 from rules.entered import dice_count, dice_sides, parse_faces
 from rules.errors import RulesError, gettext_noop
 from table import luck, services
+from table.models import NoticeEvent, RollEvent
 from table.entered import EnteredTestForm, hand_odds, odds_context, opposition_odds
 from table.forms import HandForm, RollForm
 
@@ -264,6 +265,28 @@ TRAY_ROLLED = (
     '\n\n<div id="tray-errors" role="alert" data-rolled="{seq}">\n'
     '  <input type="hidden" name="idempotency_key" value="{key}">\n  \n  \n</div>\n'
 )
+
+
+@member_view
+@require_POST
+def ask_again(request, membership, seq: int):
+    """The GM asks for a roll of the table's own dice again (issue 48): the site never
+    claims the dice were rolled, so the GM may ask. Told at the table; nothing changes."""
+    if not membership.is_gm:
+        return HttpResponse(status=403)
+    campaign = membership.campaign
+    event = RollEvent.objects.filter(campaign=campaign, seq=seq).select_related(
+        "actor").first()
+    if event is None:
+        return HttpResponse(status=404)
+    if not event.typed_in:
+        return HttpResponseBadRequest(gettext("Only a roll of typed-in dice is asked again."))
+    with transaction.atomic():
+        services.notice_record(
+            campaign_id=campaign.pk, kind=NoticeEvent.Kind.AGAIN,
+            actor=membership.user.username, roll_seq=event.seq,  # "seq" is the notice's
+            who=event.actor.username if event.actor else "", label=event.label or event.hand)
+    return HttpResponse(status=204)
 
 
 @member_view

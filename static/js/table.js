@@ -24,6 +24,27 @@
   new MutationObserver(showLatest).observe(log, { childList: true });
   showLatest();
 
+  // The GM's page (issue 48): a roll of the table's own dice, typed in, can be asked for
+  // again. The line is the same for everyone; the GM's page adds the button to it.
+  const again = log.dataset.askAgain;
+  function offerAgain(root) {
+    if (!again) return;
+    for (const line of root.querySelectorAll?.("li[data-typed-in]:not([data-offered])") ?? []) {
+      line.dataset.offered = "1";
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "small ask-again";
+      button.dataset.testid = "ask-again";
+      button.textContent = log.dataset.askAgainLabel;
+      button.setAttribute("hx-post", again.replace(/0\/$/, `${line.dataset.seq}/`));
+      button.setAttribute("hx-swap", "none");
+      line.append(button);
+      window.htmx?.process(button);
+    }
+  }
+  offerAgain(log);
+  new MutationObserver(() => offerAgain(log)).observe(log, { childList: true });
+
   // A handout given or taken back (issue 47): the handouts read their list again, so what
   // the GM gives comes to the player's phone; a roll: the evening's luck.
   new MutationObserver((records) => {

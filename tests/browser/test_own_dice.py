@@ -86,6 +86,13 @@ def test_a_player_taps_an_aoristos_tests_dice_and_every_page_shows_them(
     event = RollEvent.objects.get(campaign=campaign)
     assert (event.dice, event.counted, event.typed_in) == ([5, 2], [2], True)
     shot(gm, "1-aoristos-gm")
+    # The GM asks for it again (the site never claims the dice were rolled): only the
+    # GM's page offers it; the table hears it.
+    expect(player.get_by_test_id("ask-again")).to_have_count(0)
+    gm.locator("#roll-log li.roll").first.get_by_test_id("ask-again").click()
+    for page in (gm, player):
+        expect(page.locator("#roll-log li").first).to_contain_text(
+            f"The GM asks tarningsspelaren to roll #{event.seq} again", timeout=LIVE)
     in_view(request, player, "2-aoristos-rolled")
 
 

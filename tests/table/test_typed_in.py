@@ -148,3 +148,35 @@ def test_the_gm_chooses_who_rolls_and_the_table_says_so(gm, alice, campaign):
     assert refused.status_code == 400
     campaign.refresh_from_db()
     assert campaign.dice_source == "players"
+
+
+def test_the_gm_asks_for_a_typed_in_roll_again(alice_client, gm, campaign, albert_in_campaign):
+    """Honesty of the dice (issue 48): the site never claims the dice were rolled; the GM
+    may ask for a typed-in roll again, told at the table. Only the GM, only a roll of
+    typed-in dice of this campaign."""
+    from django.test import Client
+
+    from table.models import NoticeEvent
+
+    own_dice(campaign)
+    roll(alice_client, campaign, mode="hand", hand="2B", faces="6 6")
+    typed = RollEvent.objects.get()
+    roll(alice_client, campaign, mode="hand", hand="2B", faces="")
+    server = RollEvent.objects.latest("seq")
+    gm_client = Client()
+    gm_client.force_login(gm)
+    gm_client.cookies["django_language"] = "en"
+    page = gm_client.get(reverse("table:page", args=[campaign.pk])).content.decode()
+    assert "data-ask-again=" in page and f'data-seq="{typed.seq}" data-typed-in' in page
+    again = reverse("table:again", args=[campaign.pk, typed.seq])
+    assert alice_client.post(again, headers=HTMX).status_code == 403
+    assert gm_client.post(reverse("table:again", args=[campaign.pk, server.seq]),
+                          headers=HTMX).status_code == 400
+    assert gm_client.post(reverse("table:again", args=[campaign.pk, 999]),
+                          headers=HTMX).status_code == 404
+    assert not NoticeEvent.objects.exists()
+    assert gm_client.post(again, headers=HTMX).status_code == 204
+    notice = NoticeEvent.objects.get()
+    assert notice.data == {"roll_seq": typed.seq, "who": "alice", "label": "2B"}
+    line = history(gm_client, campaign)
+    assert f"The GM asks alice to roll #{typed.seq} again (2B)." in line
