@@ -17,9 +17,9 @@ from rules.aoristos import dice, success
 from rules.entered import dice_count, dice_sides, parse_faces
 from rules.errors import RulesError, gettext_noop
 from table import luck, services
-from table.models import NoticeEvent, RollEvent
 from table.entered import EnteredTestForm, hand_odds, odds_context, opposition_odds
 from table.forms import HandForm, RollForm
+from table.models import NoticeEvent, RollEvent
 
 
 def from_htmx(request) -> bool:
