@@ -195,7 +195,10 @@ def world(make_user, settings):
                                      content_type=map_picture.content_type,
                                      width_px=map_picture.width_px,
                                      height_px=map_picture.height_px)
+    typed = table_services.roll_record(campaign=campaign, actor=alice,  # issue 48
+                                       hand=dice.parse_hand("2B"), faces=(3, 4))
     ids = {
+        ("seq", "campaigns"): typed.seq,
         ("screen_pk", "campaigns"): screen.pk,
         ("handout_pk", "campaigns"): handout.pk,
         ("handout_pk", "screen"): handout.pk,
