@@ -122,7 +122,9 @@ def test_the_table_screen_shows_what_every_player_may_see_live(browser, site_ser
     fight = Encounter.objects.create(campaign=campaign, name="Bakgården", system="aoristos")
     membership = campaign.memberships.select_related("campaign", "user").get(
         user__username="spelledaren")
-    for command in GUARDS:
+    # Handlingskraft 12: each activation loses 1B1F KP to stress (p. 6), and the knife's
+    # attack below must not become an extended activity whatever the server's dice.
+    for command in ({**guard, "drive": 12} for guard in GUARDS):
         fight, _record, _after = services.command_run(
             encounter=fight, membership=membership, data=command, version=fight.version)
     gm.goto(f"{site_server.url}/campaigns/{campaign.pk}/")
