@@ -13,7 +13,11 @@ import io
 import threading
 from collections import OrderedDict
 
-from rules.scene import Fog, Picture
+from django.http import Http404, HttpResponse
+
+from combat import services
+from combat.models import MapPicture
+from rules.scene import Fog, Picture, fog_key
 
 LONGEST = 2048  # pixels on the painted copy's longer side
 CACHE_SIZE = 8
@@ -21,6 +25,31 @@ PAINT = (18, 18, 22)  # the fog's colour on the map (static/css: --fog)
 
 _cache: "OrderedDict[tuple, tuple[bytes, str]]" = OrderedDict()
 _lock = threading.Lock()
+
+
+def picture_response(encounter, picture: int, is_gm: bool) -> HttpResponse:
+    """The map's picture `picture` of `encounter` as the GM (`is_gm`) or a player sees it
+    (the encounter page's and the table screen's): 404 for one the scene does not show
+    them; painted over where the fog hides it, for a player."""
+    row = MapPicture.objects.filter(pk=picture, encounter=encounter).defer("content").first()
+    if row is None:
+        raise Http404
+    drawn = None
+    if not is_gm:
+        engine = services.engine_of(encounter)
+        drawn = getattr(services.folded(encounter, engine).state, "scene", None)
+        shown = drawn is not None and drawn.picture is not None and drawn.picture.shown
+        if not shown or drawn.picture.key != str(row.pk):
+            raise Http404
+    if drawn is not None and drawn.fog.on:
+        content, content_type = painted(row, drawn.picture, drawn.fog, fog_key(drawn.fog))
+        response = HttpResponse(content, content_type=content_type)
+        response["Cache-Control"] = "private, no-cache"  # the fog's address is its own
+    else:
+        response = HttpResponse(bytes(row.content), content_type=row.content_type)  # read now
+        response["Cache-Control"] = "private, max-age=31536000, immutable"
+    response["X-Content-Type-Options"] = "nosniff"
+    return response
 
 
 def painted(row, picture: Picture, fog: Fog, key: str) -> tuple[bytes, str]:

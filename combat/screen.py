@@ -17,7 +17,7 @@ from django.shortcuts import render
 from django.urls import reverse
 
 from campaigns.models import TableScreen
-from combat import battle_map, services
+from combat import battle_map, fog, services
 from combat.models import Encounter
 from rules.engine import Viewer
 
@@ -110,8 +110,8 @@ def screen_map(request, token: str):
         if data is not None:
             # Names of tokens side by side (a melee) go above and below, not over each other.
             for n, c in enumerate(data["combatants"]):
-                c["name_above"] = any(
-                    math.hypot(c["x"] - o["x"], c["y"] - o["y"]) < 2.5 and n % 2
+                c["name_above"] = bool(n % 2) and any(
+                    math.hypot(c["x"] - o["x"], c["y"] - o["y"]) < 2.5
                     for o in data["combatants"][:n])
             context |= {"map": data, "box": box_of(data), "fight": {
                 "name": encounter.name, **turns(view)}}
@@ -122,13 +122,11 @@ def screen_map(request, token: str):
 
 def screen_picture(request, token: str, picture: int):
     """The map's picture as the players get it (painted over where the fog hides it)."""
-    from combat.views import picture_response
-
     screen = screen_of(token)
     found = running_fight(screen.campaign, started=False)
     if found is None:
         raise Http404
-    return picture_response(found[0], picture, is_gm=False)
+    return fog.picture_response(found[0], picture, is_gm=False)
 
 
 def screen_fight(request, token: str):

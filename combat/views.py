@@ -11,7 +11,7 @@ from functools import cache
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.http import Http404, HttpResponse, JsonResponse
+from django.http import Http404, JsonResponse
 from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
 from django.template import TemplateDoesNotExist
@@ -566,32 +566,7 @@ def map_picture(request, pk: int, picture: int):
     Never changed once stored, so cached for good; under fog a player gets it with the
     hidden areas painted over (combat.fog), at the fog's own address."""
     encounter, membership = encounter_for(request, pk)
-    return picture_response(encounter, picture, membership.is_gm)
-
-
-def picture_response(encounter, picture: int, is_gm: bool) -> HttpResponse:
-    """The map's picture `picture` of `encounter` as the GM (`is_gm`) or a player sees it:
-    404 for one the scene does not show them."""
-    row = MapPicture.objects.filter(pk=picture, encounter=encounter).defer("content").first()
-    if row is None:
-        raise Http404
-    drawn = None
-    if not is_gm:
-        engine = services.engine_of(encounter)
-        drawn = getattr(services.folded(encounter, engine).state, "scene", None)
-        shown = drawn is not None and drawn.picture is not None and drawn.picture.shown
-        if not shown or drawn.picture.key != str(row.pk):
-            raise Http404
-    if drawn is not None and drawn.fog.on:
-        content, content_type = fog.painted(row, drawn.picture, drawn.fog,
-                                            scene.fog_key(drawn.fog))
-        response = HttpResponse(content, content_type=content_type)
-        response["Cache-Control"] = "private, no-cache"  # the fog's address is its own
-    else:
-        response = HttpResponse(bytes(row.content), content_type=row.content_type)  # read now
-        response["Cache-Control"] = "private, max-age=31536000, immutable"
-    response["X-Content-Type-Options"] = "nosniff"
-    return response
+    return fog.picture_response(encounter, picture, membership.is_gm)
 
 
 def filled(template_: str, params: dict) -> str:

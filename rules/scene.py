@@ -419,9 +419,10 @@ def unseen(state, viewer: Viewer) -> frozenset[str]:
     scene = getattr(state, "scene", None)
     if viewer.is_gm or scene is None or not scene.fog.on:
         return frozenset()
+    index = _index(scene.fog)  # looked up once: hashing a fog of many areas is not free
     return frozenset(
         c.id for c in state.combatants
-        if c.id not in viewer.controls and in_fog(scene.fog, c.x, c.y)
+        if c.id not in viewer.controls and index.hidden(c.x, c.y)
     )
 
 
@@ -495,7 +496,7 @@ def seen(view: dict, state, viewer: Viewer) -> dict:
     hidden = unseen(state, viewer)
     if not hidden:
         return view
-    fog = state.scene.fog
+    index = _index(state.scene.fog)
 
     def names_hidden(item) -> bool:
         return isinstance(item, dict) and any(
@@ -510,7 +511,7 @@ def seen(view: dict, state, viewer: Viewer) -> dict:
                 if named_here or names_hidden(item):
                     out[key] = None
                 elif key == "path" and isinstance(item, list):
-                    out[key] = [p for p in item if not in_fog(fog, p[0], p[1])]
+                    out[key] = [p for p in item if not index.hidden(p[0], p[1])]
                 else:
                     out[key] = clean(item)
             return out

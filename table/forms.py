@@ -535,14 +535,14 @@ class HandoutForm(forms.Form):
         return " ".join(self.cleaned_data["title"].split())
 
     def clean_picture(self):
-        from core.pictures import picture_facts
+        from core import pictures
 
         upload = self.cleaned_data.get("picture")
         if not upload:
             return None
-        if upload.size > 5 * 1024 * 1024:
+        if upload.size > pictures.MAX_BYTES:  # refused before it is read
             raise forms.ValidationError(_("The picture is larger than 5 MB."))
-        return picture_facts(upload.read())
+        return pictures.picture_facts(upload.read())
 
     def clean(self):
         cleaned = super().clean()

@@ -3,7 +3,7 @@ every player, or to every player and the table screen.
 
 - **The GM's to give.** Only the campaign's GM gives one (`HandoutForm`: a title, a text,
   a picture or both; at most `HANDOUTS_PER_CAMPAIGN`) and takes one back. The picture is
-  checked as a map picture is (`combat.forms.picture_facts`).
+  checked as a map picture is (`core.pictures.picture_facts`).
 - **Each player their own.** A player reads the handouts given to them and to every
   player, on the campaign's handouts page and at the table; another player's handout is
   a 404 to them, as it is to anyone outside the campaign.
