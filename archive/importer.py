@@ -677,13 +677,11 @@ class Importer:
                 if recipient is None:
                     raise ArchiveError(f"{where}: gives a handout to someone who is not a "
                                        f"player of the campaign")
-            fields = {k: v for k, v in row.items() if k != "picture"}  # a name, not bytes
-            allowed = ("id", "title", "text", "on_screen", "to", "created_at")
-            if set(row) - {*allowed, "picture"}:
-                raise ArchiveError(f"{where}: unknown field "
-                                   f"{sorted(set(row) - {*allowed, 'picture'})[0][:40]!r}")
-            handout = checked(Handout, where, fields, allowed, campaign=campaign,
-                              recipient=recipient)
+            # "picture" names a file of the archive: not the model's bytes field.
+            fields = {k: v for k, v in row.items() if k != "picture"}
+            handout = checked(Handout, where, fields, (
+                "id", "title", "text", "on_screen", "to", "created_at"), campaign=campaign,
+                recipient=recipient)
             if not handout.title.strip():
                 raise ArchiveError(f"{where}: a handout has a title")
             name = row.get("picture")
@@ -700,8 +698,8 @@ class Importer:
 
     def picture_file(self, name, pattern, where: str) -> dict:
         """The picture the archive holds as `name` (a name `pattern` takes), checked as an
-        uploaded map picture is: its row fields (`combat.forms.picture_facts`)."""
-        from combat.forms import picture_facts
+        uploaded map picture is: its row fields (`core.pictures.picture_facts`)."""
+        from core.pictures import picture_facts
 
         if not isinstance(name, str) or not pattern.fullmatch(name) \
                 or not self.archive.has(name):

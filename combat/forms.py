@@ -6,7 +6,7 @@ from django.utils.translation import gettext, pgettext
 from django.utils.translation import gettext_lazy as _
 
 from core import pictures
-from core.pictures import picture_facts  # noqa: F401 (the archive's importer uses it)
+from core.pictures import picture_facts
 
 # The house rules' labels, by key: the rule system lists its house rules (key, kind,
 # default, rule page); the form shows each with its default and marks it a house rule.
