@@ -4,8 +4,10 @@ with the hidden areas painted over, so no part of a hidden area reaches their br
 
 The painted copy is made once per picture and fog (`rules.scene.fog_key`) in each
 process and kept in a small cache; it is at most `LONGEST` pixels on its longer side
-(a 16-megapixel map painted at full size took a request thread for most of a second).
-The map asks for it by the fog's key (`?fog=`), so a change of fog is a new address and
+(a 16-megapixel map painted at full size took a request thread for most of a second;
+a JPEG is decoded at that scale already: 0.2-0.3 s for a 16-megapixel one on this
+machine, loaded). Requests that ask for the same copy at once wait for the one painting
+it. The map asks for it by the fog's key (`?fog=`), so a change of fog is a new address and
 the browser's copy of the old one is never shown again.
 """
 
@@ -23,7 +25,10 @@ LONGEST = 2048  # pixels on the painted copy's longer side
 CACHE_SIZE = 8
 PAINT = (18, 18, 22)  # the fog's colour on the map (static/css: --fog)
 
+WAIT = 10.0  # seconds a request waits for another painting the same picture
+
 _cache: "OrderedDict[tuple, tuple[bytes, str]]" = OrderedDict()
+_making: dict[tuple, threading.Event] = {}  # what is being painted now
 _lock = threading.Lock()
 
 
@@ -53,25 +58,39 @@ def picture_response(encounter, picture: int, is_gm: bool) -> HttpResponse:
 
 
 def painted(row, picture: Picture, fog: Fog, key: str) -> tuple[bytes, str]:
-    """`row`'s picture (a MapPicture) with what `fog` hides painted over: bytes and type."""
+    """`row`'s picture (a MapPicture) with what `fog` hides painted over: bytes and type.
+    Made once per picture and fog: the players' pages that ask for it at once after the
+    GM changes the fog wait for the one painting it, rather than each painting it too."""
     cache_key = (row.pk, key)
-    with _lock:
-        found = _cache.get(cache_key)
-        if found is not None:
-            _cache.move_to_end(cache_key)
-            return found
-    made = paint(bytes(row.content), picture, fog)
-    with _lock:
-        _cache[cache_key] = made
-        while len(_cache) > CACHE_SIZE:
-            _cache.popitem(last=False)
-    return made
+    while True:
+        with _lock:
+            found = _cache.get(cache_key)
+            if found is not None:
+                _cache.move_to_end(cache_key)
+                return found
+            making = _making.get(cache_key)
+            if making is None:
+                _making[cache_key] = threading.Event()
+                break
+        making.wait(timeout=WAIT)  # then look again (its painter may have failed)
+    made = None
+    try:
+        made = paint(bytes(row.content), picture, fog)
+        return made
+    finally:
+        with _lock:
+            if made is not None:
+                _cache[cache_key] = made
+                while len(_cache) > CACHE_SIZE:
+                    _cache.popitem(last=False)
+            _making.pop(cache_key).set()
 
 
 def paint(content: bytes, picture: Picture, fog: Fog) -> tuple[bytes, str]:
     from PIL import Image, ImageDraw
 
     with Image.open(io.BytesIO(content)) as opened:
+        opened.draft("RGB", (LONGEST, LONGEST))  # a JPEG decodes at a smaller scale
         image = opened.convert("RGB")
     image.thumbnail((LONGEST, LONGEST))
     width, height = image.size

@@ -84,14 +84,17 @@ def _no_serve_workers(monkeypatch):
 def _fresh_encounter_cache():
     """The folded encounters this process remembers are keyed by id: a test's encounter 1
     is not the last test's (the table's tray reads a character's latest fight too); so are
-    the evenings' luck (table.luck)."""
+    the evenings' luck (table.luck) and the map pictures painted under fog (combat.fog)."""
+    from combat import fog
     from table import luck
 
     services.forget()
     luck.forget()
+    fog.forget()
     yield
     services.forget()
     luck.forget()
+    fog.forget()
 
 
 @pytest.hookimpl(wrapper=True)

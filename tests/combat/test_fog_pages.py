@@ -156,3 +156,50 @@ def test_in_every_system_a_hidden_npc_is_not_in_the_players_panel_or_api(
         assert npc in client.get(reverse("combat:state", args=[fight.pk])).content.decode()
         if step == "set up":
             run(fight, gm, {"type": start})
+
+
+def test_players_asking_at_once_wait_for_one_painting(monkeypatch):
+    """The players' pages ask for the painted picture together after the GM changes the
+    fog: one request paints it, the others wait for it; a painting that fails lets the
+    next one try."""
+    import threading
+    import time
+
+    from combat import fog
+    from rules.scene import Fog, Picture
+
+    calls = []
+    started = threading.Event()
+
+    def slow_paint(content, picture, fog_):
+        calls.append(1)
+        started.set()
+        time.sleep(0.2)
+        return b"painted", "image/jpeg"
+
+    class Row:
+        pk, content = 1, b"x"
+
+    fog.forget()
+    monkeypatch.setattr(fog, "paint", slow_paint)
+    answers = []
+    threads = [threading.Thread(target=lambda: answers.append(
+        fog.painted(Row, Picture("1", 10.0, 1.0), Fog(True), "k"))) for _ in range(4)]
+    threads[0].start()
+    started.wait(2)
+    for thread in threads[1:]:
+        thread.start()
+    for thread in threads:
+        thread.join(5)
+    assert len(calls) == 1
+    assert answers == [(b"painted", "image/jpeg")] * 4
+
+    def failing(content, picture, fog_):
+        raise OSError("broken")
+
+    monkeypatch.setattr(fog, "paint", failing)
+    with pytest.raises(OSError):
+        fog.painted(Row, Picture("1", 10.0, 1.0), Fog(True), "other")
+    monkeypatch.setattr(fog, "paint", slow_paint)
+    assert fog.painted(Row, Picture("1", 10.0, 1.0), Fog(True), "other")[0] == b"painted"
+    fog.forget()
