@@ -23,9 +23,11 @@ from fractions import Fraction
 from types import ModuleType
 from typing import Any, get_args, get_origin, get_type_hints
 
+from rules import table_dice
 from rules.engine import MAX_ID, Viewer
 from rules.errors import RulesError
 from rules.errors import gettext_noop as _
+from rules.table_dice import TableDice
 
 MAX_TEXT = 100  # a command's text field, in characters
 MAX_ENTRIES = 40  # a dict field's items
@@ -595,9 +597,16 @@ def decide(
     state, command, rng, handlers: Mapping[type, Callable], evolve: Callable, settle: Callable
 ) -> tuple:
     """A command's events: its handler's (`handlers[type(command)](state, command, rng)`),
-    then what follows by itself once they are in (`settle(state, rng)`)."""
-    events, after = _handled(state, command, rng, handlers, evolve)
-    return tuple(events + settle(after, rng))
+    then what follows by itself once they are in (`settle(state, rng)`). With the table's
+    own dice (`rules.table_dice`), what waits for them."""
+
+    def decided(state, command, rng):
+        events, after = _handled(state, command, rng, handlers, evolve)
+        return events + settle(after, rng)
+
+    if type(rng) is not TableDice and getattr(state, "asked", None) is None:
+        return tuple(decided(state, command, rng))
+    return tuple(table_dice.run(state, command, rng, decided, _waiting_name(state)))
 
 
 def play(
@@ -606,9 +615,24 @@ def play(
     """`decide` and the state after its events, folded once (a simulation plays thousands
     of commands: `decide` folds them to settle, and folding them again cost as much);
     `settled(state, rng)` gives what follows by itself and the state after it."""
+    if type(rng) is TableDice or getattr(state, "asked", None) is not None:
+        events = decide(state, command, rng, handlers, evolve, lambda s, r: settled(s, r)[0])
+        for event in events:
+            state = evolve(state, event)
+        return events, state
     events, after = _handled(state, command, rng, handlers, evolve)
     more, after = settled(after, rng)
     return tuple(events + more), after
+
+
+def _waiting_name(state):
+    """Whose dice the encounter waits for, by name (a refusal says it)."""
+
+    def name(asked) -> str:
+        found = state.get(asked.who)
+        return found.name if found is not None else asked.who
+
+    return name
 
 
 class Folded(list):

@@ -30,6 +30,7 @@ from dataclasses import dataclass, fields, replace
 from functools import lru_cache
 from itertools import pairwise
 
+from rules import table_dice
 from rules.combat_kit import changed, refuse, require_open
 from rules.engine import Viewer
 from rules.errors import gettext_noop as _
@@ -140,9 +141,10 @@ class MarkFog:
     reveal: bool = True
 
 
+# The table's own dice (rules.table_dice) come with the scene's tables into every system's.
 COMMANDS = {"add_shape": AddShape, "remove_shape": RemoveShape, "set_picture": SetPicture,
-            "set_fog": SetFog, "mark_fog": MarkFog}
-GM_ONLY = (AddShape, RemoveShape, SetPicture, SetFog, MarkFog)
+            "set_fog": SetFog, "mark_fog": MarkFog, **table_dice.COMMANDS}
+GM_ONLY = (AddShape, RemoveShape, SetPicture, SetFog, MarkFog, *table_dice.GM_ONLY)
 MAX_FOG_AREAS = 200  # areas revealed or hidden on one map
 
 
@@ -176,9 +178,10 @@ class FogMarked:
 
 
 EVENT_TYPES = {cls.__name__: cls for cls in (ShapeAdded, ShapeRemoved, PictureSet, FogSet,
-                                             FogMarked)}
+                                             FogMarked)} | table_dice.EVENT_TYPES
 EVENT_CLASSES = frozenset(EVENT_TYPES.values())  # what a fold hands to `evolve_scene`
-VALUE_TYPES = {cls.__name__: cls for cls in (Shape, Picture, Scene, Fog, FogArea)}
+VALUE_TYPES = {cls.__name__: cls for cls in (Shape, Picture, Scene, Fog, FogArea)} | (
+    table_dice.VALUE_TYPES)
 
 
 def parse_points(text: str) -> tuple[tuple[float, float], ...]:
@@ -275,8 +278,10 @@ HANDLERS = {AddShape: _add_shape, RemoveShape: _remove_shape, SetPicture: _set_p
 
 def evolve_scene(state, event):
     """The state after a scene event (`state.scene` replaced)."""
-    scene = state.scene
     kind = type(event)
+    if kind in table_dice.EVENT_CLASSES:
+        return changed(state, asked=table_dice.evolve_asked(state.asked, event))
+    scene = state.scene
     if kind is ShapeAdded:
         scene = replace(scene, shapes=(*scene.shapes, event.shape))
     elif kind is ShapeRemoved:
@@ -320,7 +325,9 @@ def log_lines(state, events, viewer: Viewer, line: Callable, evolve: Callable) -
     lines = []
     for event in events:
         after = evolve(state, event)
-        if type(event) in EVENT_CLASSES:
+        if type(event) in table_dice.EVENT_CLASSES:
+            lines.append(table_dice.line(state, event))
+        elif type(event) in EVENT_CLASSES:
             lines.append(scene_line(event, viewer.is_gm, state.scene.fog))
         elif named(event) & (unseen(state, viewer) | unseen(after, viewer)):
             lines.append({"kind": "Unseen"})

@@ -711,9 +711,11 @@ def resolve_check(
     return CheckResult(pending, outcome, failed, side)
 
 
-def roll_check(pending: PendingCheck, chance: int, rng: Roller | None = None) -> CheckResult:
+def roll_check(pending: PendingCheck, chance: int, rng: Roller | None = None,
+               side_rng: Roller | None = None) -> CheckResult:
     """Roll a check with ``rng``: the Ob dice, then, for a failed eye or ear check, one
-    ``randint(1, 2)`` for the side (1 left, 2 right)."""
+    ``randint(1, 2)`` for the side (1 left, 2 right), from `side_rng` where it is given (a
+    fight's: the check is the combatant's roll, the side the server's)."""
     if rng is None:
         rng = secrets.SystemRandom()
     if not isinstance(pending, PendingCheck):
@@ -721,7 +723,7 @@ def roll_check(pending: PendingCheck, chance: int, rng: Roller | None = None) ->
     rolled = roll(ObDice(pending.difficulty), rng)
     side = None
     if pending.check.sided and not resolve_test(chance, rolled).success:
-        side = Side.LEFT if rng.randint(1, 2) == 1 else Side.RIGHT
+        side = Side.LEFT if (side_rng or rng).randint(1, 2) == 1 else Side.RIGHT
     return resolve_check(pending, chance, rolled, side)
 
 

@@ -121,3 +121,23 @@ def strip_map(data):
     if isinstance(data, dict):
         return {k: strip_map(v) for k, v in data.items() if k not in ("x", "y", "path")}
     return data
+
+
+def dice_scenario(engine, seen, state, command, who):
+    """`command` waiting for `who`'s dice typed at the table (rules/table_dice.py), once
+    typed in and once rolled on the server by the GM: each dice event, into `seen`."""
+    from rules.table_dice import EnterDice, ServerDice, TableDice
+
+    table = TableDice(random.Random(0), {who})
+    for answer in ("enter", "server"):
+        events = engine.decide(state, command, table)
+        waiting = state
+        while events and type(events[0]).__name__ == "DiceAsked":
+            seen.extend(events)
+            for event in events:
+                waiting = engine.evolve(waiting, event)
+            asked = waiting.asked
+            given = (EnterDice(asked.who, " ".join(["1"] * asked.needed)) if answer == "enter"
+                     else ServerDice())
+            events = engine.decide(waiting, given, table)
+        seen.extend(events)

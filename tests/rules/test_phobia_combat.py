@@ -939,6 +939,14 @@ def test_every_event_survives_the_json_codec():
     assert state.ended
     random_game(3, 60)
     helpers.scene_scenario(run, ENGINE.new_state())
+    state = duel()
+    state, _ = run(state, {"type": "start_round"})
+    state, _ = run(state, {"type": "declare", "id": "c1", "actions": 1})
+    state, _ = run(
+        state, {"type": "attack", "id": "c1", "target": "c2", "weapon": "Pistol", "area": "chest"}
+    )
+    helpers.dice_scenario(ENGINE, SEEN, state, ENGINE.parse_command(
+        {"type": "respond", "id": "c2", "kind": "cover"}), "c1")
     check_codec(ENGINE, E.EVENT_TYPES, SEEN)
 
 

@@ -1073,6 +1073,8 @@ def test_every_event_survives_the_json_codec():
         scenario()
     random_game(3, 80)
     helpers.scene_scenario(run, ENGINE.new_state())
+    helpers.dice_scenario(ENGINE, SEEN, fight(), ENGINE.parse_command(
+        {"type": "attack", "id": "c1", "target": "c2", "weapon": "pistol", "distance": 10}), "c1")
     check_codec(ENGINE, E.EVENT_TYPES, SEEN)
 
 

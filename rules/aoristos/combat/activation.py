@@ -23,6 +23,7 @@ from rules.aoristos.dice import Purpose, parse_hand, roll
 from rules.aoristos.success import test_hand
 from rules.combat_kit import Folded, combatant, refuse, require_open
 from rules.errors import gettext_noop as _
+from rules.table_dice import dice_of
 
 # The fight begins (p. 6) ------------------------------------------------------------------
 
@@ -71,7 +72,8 @@ def _opening(state: Encounter, rng) -> tuple:
     for c in state.combatants:
         bonus = 0
         if surprise.get(c.side):
-            rolled = roll(parse_hand(surprise[c.side]), rng, Purpose.TEST)
+            rolled = roll(parse_hand(surprise[c.side]), dice_of(rng, c.id, "surprise"),
+                          Purpose.TEST)
             bonus = rolled.result
             rolls.append((c.id, rolled.dice, bonus))
         scores[c.id] = c.alertness + bonus
@@ -130,12 +132,12 @@ def _single(state: Encounter, cmd: C.SingleAttack, rng):
 
 def start_activation(state: Encounter, index: int, rng) -> E.ActivationStarted:
     c = combatant(state, state.order[index])
-    stress = roll(F.stress_hand(), rng, F.STRESS_PURPOSE)
+    stress = roll(F.stress_hand(), dice_of(rng, c.id, "stress"), F.STRESS_PURPOSE)
     bow_test = None
     weapon = c.weapon(c.wound_up)
     if weapon is not None and weapon.bow_strength is not None:
         # p. 7: each activation begun with a fully drawn bow, FYS against its strength.
-        rolled = roll(test_hand(nerve_shock=c.nerve_shock), rng, Purpose.TEST)
+        rolled = roll(test_hand(nerve_shock=c.nerve_shock), dice_of(rng, c.id, "bow"), Purpose.TEST)
         total = c.physique + rolled.result
         bow_test = (rolled.dice, total, weapon.bow_strength, total >= weapon.bow_strength)
     return E.ActivationStarted(c.id, index, stress.dice, stress.result, bow_test)
@@ -269,7 +271,8 @@ def scan(state: Encounter, c: Combatant, rng) -> E.Scanned:
         if not other.cover and not other.hidden_areas:
             seen.append(other.id)
             continue
-        rolled = roll(test_hand(nerve_shock=c.nerve_shock), rng, Purpose.TEST)
+        rolled = roll(test_hand(nerve_shock=c.nerve_shock), dice_of(rng, c.id, "scan"),
+                      Purpose.TEST)
         total = c.alertness + rolled.result
         ok = total >= PAIN_THRESHOLD
         tests.append((other.id, rolled.dice, total, PAIN_THRESHOLD, ok))

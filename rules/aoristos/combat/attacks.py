@@ -51,6 +51,7 @@ from rules.aoristos.success import test_hand
 from rules.combat_kit import Folded, changed, combatant, refuse, remembering
 from rules.errors import RulesError
 from rules.errors import gettext_noop as _
+from rules.table_dice import dice_of
 
 VIGILANCE_RANGE = 10  # p. 9: the attacker within 10 m may abort a hit
 
@@ -278,7 +279,8 @@ def _pass(state: Encounter, cmd: C.Pass, rng):
     if reaction.must:
         refuse(_("{name} failed to hold fire and must attack (p. 11)"), "must_attack", name=c.name)
     # p. 11: a voluntary SIN test to stop oneself.
-    rolled = roll(test_hand(nerve_shock=c.nerve_shock), rng, Purpose.TEST)
+    rolled = roll(test_hand(nerve_shock=c.nerve_shock), dice_of(rng, c.id, "hold_fire"),
+                  Purpose.TEST)
     total = c.alertness + rolled.result
     ok = total >= PAIN_THRESHOLD
     return [
@@ -556,16 +558,17 @@ def attack_dice(state: Encounter, setup: AttackSetup, rng) -> list:
     attack = state.attack
     attacker = combatant(state, attack.attacker)
     target = combatant(state, attack.target)
-    auto_dice = tuple([rng.randint(1, 6) for _ in range(setup.random_dice)])
+    shooting = dice_of(rng, attacker.id, "shots")
+    auto_dice = tuple([shooting.randint(1, 6) for _ in range(setup.random_dice)])
     shots = setup.projectiles(auto_dice)
     hand = setup.hand(shots)
-    rolled = roll(hand, rng, Purpose.TEST)
+    rolled = roll(hand, dice_of(rng, attacker.id, "attack"), Purpose.TEST)
     options = None
     area_hand_text = ""
     area_dice: tuple[int, ...] = ()
     if setup.has_area(shots):  # p. 9: explosions and 4+ projectiles: no area
         ahand = F.area_hand(attack.aim)
-        area_roll = roll(ahand, rng, Purpose.TEST)
+        area_roll = roll(ahand, dice_of(rng, attacker.id, "area"), Purpose.TEST)
         area_hand_text, area_dice = str(ahand), area_roll.dice
         options = F.area_options(area_roll.dice, bool(ahand.free))
     struck = strike(setup, shots, sum(rolled.counted), options)
@@ -667,7 +670,7 @@ def resolve_attack(state: Encounter, rng, worked_out: tuple | None = None) -> li
         ):
             # p. 8: an unarmed attack that misses a real melee weapon's parry: a hit of
             # strength 1B in the limb used, with no modifications.
-            parry = roll(Hand.of(1), rng, Purpose.TEST)
+            parry = roll(Hand.of(1), dice_of(rng, target.id, "parry"), Purpose.TEST)
             dealt = F.damage(parry.result, attacker.toughness)
             limb = attack.limb or "right_arm"  # a log from before the limb was kept
             out.append(wound_event(state, attacker, limb, dealt, rng, f"parry 1B = {parry.result}"))

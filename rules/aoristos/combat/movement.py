@@ -27,6 +27,7 @@ from rules.aoristos.dice import Purpose, roll
 from rules.aoristos.success import test_hand
 from rules.combat_kit import combatant, refuse
 from rules.errors import gettext_noop as _
+from rules.table_dice import dice_of
 
 
 def posture_cost(old: str, new: str) -> int:
@@ -139,8 +140,10 @@ def escape_test(state, c, near, x, y, metres, cost, rng) -> E.EscapeTested:
     mover_base = c.agility + sum(a.agility + 2 for a in allies)
     foes_base = sum(o.agility for o in near)
     representative = max(near, key=lambda o: o.agility)
-    mover_roll = roll(test_hand(nerve_shock=c.nerve_shock), rng, Purpose.TEST)
-    foes_roll = roll(test_hand(nerve_shock=representative.nerve_shock), rng, Purpose.TEST)
+    mover_roll = roll(test_hand(nerve_shock=c.nerve_shock), dice_of(rng, c.id, "escape"),
+                      Purpose.TEST)
+    foes_roll = roll(test_hand(nerve_shock=representative.nerve_shock),
+                     dice_of(rng, representative.id, "escape"), Purpose.TEST)
     mover_total = mover_base + mover_roll.result
     foes_total = foes_base + foes_roll.result
     return E.EscapeTested(

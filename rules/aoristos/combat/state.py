@@ -11,6 +11,7 @@ from rules.aoristos.combat.gear import LIMBS, Armour, Weapon
 from rules.combat_kit import Roster, changed, pairs_get, quick_init, slotted
 from rules.scene import VALUE_TYPES as SCENE_VALUES
 from rules.scene import Scene
+from rules.table_dice import Asked
 
 POSTURES = ("standing", "sitting", "lying")
 
@@ -266,6 +267,7 @@ class Encounter(Roster):
     ended: bool = False
     next_id: int = 1
     scene: Scene = Scene()  # walls, cover and a picture on the battle map (rules.scene)
+    asked: Asked | None = None  # the table's dice it waits for (rules.table_dice)
     # The GM's situational ST modifier on every attack while it is set (issue 45), and
     # what it stands for.
     situation: int = 0

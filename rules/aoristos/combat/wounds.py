@@ -15,6 +15,7 @@ from rules.aoristos.dice import Hand, Purpose, parse_hand, roll
 from rules.aoristos.success import test_hand
 from rules.combat_kit import changed, combatant, refuse, require_open
 from rules.errors import gettext_noop as _
+from rules.table_dice import dice_of
 
 SURVIVAL_HAND = Hand.of(2, forced=2)  # p. 14: 2B2T, no TB
 
@@ -30,7 +31,7 @@ def wound_event(
     survival = None
     alive = True
     if added["organ_trauma"] > 0:  # p. 14: 2B2T, under the total organtrauma → death
-        rolled = roll(SURVIVAL_HAND, rng, Purpose.TEST)
+        rolled = roll(SURVIVAL_HAND, dice_of(rng, target.id, "survival"), Purpose.TEST)
         alive = rolled.result >= trauma
         survival = (rolled.dice, rolled.result, trauma, alive)
     limb_state = F.limb_state_after(target.limb(area), damage) if area in LIMBS else None
@@ -41,7 +42,8 @@ def wound_event(
     if alive and area in LIMBS and added["nerve_shock"]:
         # p. 13: a VIL test against the pain; a failure has its effect and a second test.
         for step in (1, 2):
-            rolled = roll(test_hand(nerve_shock=nerve), rng, Purpose.TEST)
+            rolled = roll(test_hand(nerve_shock=nerve), dice_of(rng, target.id, "pain"),
+                          Purpose.TEST)
             total = target.willpower + rolled.result
             ok = total >= PAIN_THRESHOLD
             tests.append((rolled.dice, total, PAIN_THRESHOLD, ok))
@@ -124,7 +126,7 @@ def _hazard(state: Encounter, cmd: C.Hazard, rng):
     if not c.alive:
         refuse(_("{name} is dead"), "dead", name=c.name)
     hand = parse_hand(cmd.hand)
-    rolled = roll(hand, rng, Purpose.TEST)
+    rolled = roll(hand, dice_of(rng, c.id, "hazard"), Purpose.TEST)
     strength = rolled.result
     if cmd.area is None:
         protection = F.total_armour(c.armour)

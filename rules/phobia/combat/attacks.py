@@ -20,6 +20,7 @@ from rules.phobia.combat.state import Combatant, Encounter, Response
 from rules.phobia.dice import roll
 from rules.phobia.injuries import INJURY_DIE
 from rules.phobia.success import opposed
+from rules.table_dice import dice_of
 
 DEFEND_DIFFICULTY = 3  # reading: a normal test (Ob3T6, table 1)
 COVER_SKILL = ("combat_experience", 2)  # line 786: lätt (Ob2T6) against Stridsvana
@@ -99,12 +100,13 @@ def attack_events(
     chance = attacker.value(weapon.skill)
     hit = False
     for _round in range(MAX_OPPOSED):
-        test, outcome = roll_test(rng, weapon.skill, chance, parts)
+        test, outcome = roll_test(dice_of(rng, attacker.id, "attack"), weapon.skill, chance, parts)
         tests.append(test)
         if defence is None:
             hit = test.success
             break
-        guard, guarded = roll_test(rng, defence.skill, target.value(defence.skill), defence.parts)
+        guard, guarded = roll_test(dice_of(rng, target.id, "defence"), defence.skill,
+                                   target.value(defence.skill), defence.parts)
         defences.append(guard)
         if not test.success:
             break
@@ -114,7 +116,7 @@ def attack_events(
             break
     area_roll = None
     if hit and (area is None or state.house.hit_location == "random"):  # house rule
-        area_roll = roll(INJURY_DIE, rng).result
+        area_roll = roll(INJURY_DIE, dice_of(rng, attacker.id, "area")).result
         area = HIT_TABLE[area_roll]
     rolled = E.AttackRolled(
         attacker=attacker.id,
@@ -184,7 +186,8 @@ def resolve(state: Encounter, rng, passed: bool = False) -> list:
         if not c.acts or (r.kind == "shoot_back" and not foe.alive):
             events = [E.ResponseLost(c.id, r.kind)]
         elif r.kind == "cover":
-            test, _outcome = roll_test(rng, r.skill, c.value(r.skill), r.parts)
+            test, _outcome = roll_test(dice_of(rng, c.id, "cover"), r.skill, c.value(r.skill),
+                                       r.parts)
             events = [E.CoverSought(c.id, test)]
         elif r.kind == "flee":
             events = [E.Fled(c.id)]

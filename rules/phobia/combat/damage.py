@@ -29,6 +29,7 @@ from rules.phobia.injuries import (
     row_difficulty,
     shock_roll_difficulty,
 )
+from rules.table_dice import dice_of
 
 CHECK_STATS = {"STY": "strength", "Tur": "luck"}  # what the table's checks are against
 
@@ -80,7 +81,7 @@ def wound_event(
     first: tuple[int, ...] = ()
     rerolls: tuple[int, ...] = ()
     if dice is not None:
-        rolled_dice = roll(ObDice(dice), rng)
+        rolled_dice = roll(ObDice(dice), dice_of(rng, source, "damage"))
         first, rerolls, rolled = rolled_dice.first, rolled_dice.rerolls, rolled_dice.total
     else:
         rolled = amount or 0
@@ -93,7 +94,8 @@ def wound_event(
     outcomes = []
     for pending in hit.checks:
         stat = CHECK_STATS[pending.check.against]
-        result = roll_check(pending, target.value(stat), rng)
+        result = roll_check(pending, target.value(stat), dice_of(rng, target.id, "check"),
+                            side_rng=rng)
         outcome = result.outcome
         test = E.Test(
             stat=stat,
@@ -140,13 +142,15 @@ def wound_event(
     if hit.trauma and target.alive:
         stat = state.house.death_stat
         death, _outcome = roll_test(
-            rng, stat, target.value(stat), death_parts(state, trauma, blood_loss)
+            dice_of(rng, target.id, "death"), stat, target.value(stat),
+            death_parts(state, trauma, blood_loss)
         )
         dead = not death.success
     if hit.damage and target.alive and target.conscious and not dead:
         stat = state.house.shock_stat
         shock, _outcome = roll_test(
-            rng, stat, target.value(stat), shock_parts(state, trauma, pain, blood_loss)
+            dice_of(rng, target.id, "shock"), stat, target.value(stat),
+            shock_parts(state, trauma, pain, blood_loss)
         )
         unconscious = not shock.success
     return E.Wounded(
@@ -191,7 +195,7 @@ def time_passed(state: Encounter, c: Combatant, seconds: int, activity: str, rng
     if advanced.rises and c.conscious:
         stat = state.house.shock_stat
         parts = shock_parts(state, c.trauma + trauma, c.pain + pain, advanced.state.loss)
-        shock, _outcome = roll_test(rng, stat, c.value(stat), parts)
+        shock, _outcome = roll_test(dice_of(rng, c.id, "shock"), stat, c.value(stat), parts)
     return E.TimePassed(
         id=c.id,
         seconds=seconds,

@@ -28,6 +28,7 @@ from rules.phobia.combat.reading import (
 from rules.phobia.combat.state import Combatant, Encounter
 from rules.phobia.dice import PlainDice, roll
 from rules.phobia.injuries import ROUND_SECONDS, Activity
+from rules.table_dice import dice_of
 
 FREE_METRES = 2.0  # lines 261-262
 LEAST_METRES = 0.5  # a move shorter is refused (the engine's, not the text's)
@@ -68,7 +69,8 @@ def _start_round(state: Encounter, cmd: C.StartRound, rng):
         out += end_of_round(state, rng)
     dice = ()
     if state.house.turn_order_die:
-        dice = tuple((c.id, roll(TO_DIE, rng).result) for c in state.combatants if c.acts)
+        dice = tuple((c.id, roll(TO_DIE, dice_of(rng, c.id, "initiative")).result)
+                     for c in state.combatants if c.acts)
     return [*out, E.RoundStarted(state.round + 1, dice)]
 
 
@@ -191,7 +193,8 @@ def _reload(state: Encounter, cmd: C.Reload, rng):
 
 
 def _skill_test(state: Encounter, c: Combatant, skill: str, base: int, label: str, rng):
-    test, _outcome = roll_test(rng, skill, c.value(skill), skill_parts(state, c, base))
+    test, _outcome = roll_test(dice_of(rng, c.id, "skill"), skill, c.value(skill),
+                               skill_parts(state, c, base))
     return E.SkillRolled(c.id, test, label)
 
 

@@ -9,6 +9,7 @@ from rules.combat_kit import Roster, changed, pairs_get, quick_init
 from rules.phobia.injuries import DEFAULT_COLUMNS, DEFAULT_PER_ROW, Bleeding
 from rules.scene import VALUE_TYPES as SCENE_VALUES
 from rules.scene import Scene
+from rules.table_dice import Asked
 
 AREAS = ("face", "skull", "neck", "arm", "chest", "belly", "groin", "leg")  # lines 944-1004
 DAMAGE_TYPES = ("P", "K", "H")  # lines 68-90
@@ -249,6 +250,7 @@ class Encounter(Roster):
     ended: bool = False
     next_id: int = 1
     scene: Scene = Scene()  # walls, cover and a picture on the battle map (rules.scene)
+    asked: Asked | None = None  # the table's dice it waits for (rules.table_dice)
 
 
 # The values a stored log holds inside events and commands, by name (for the codec).

@@ -30,6 +30,7 @@ from rules.t10.combat.reading import (
 from rules.t10.combat.rounds import dice_key, ordered, tie_rolls
 from rules.t10.combat.state import STANCES, Combatant, Encounter, Reaction
 from rules.t10.rolls import roll_2t10
+from rules.table_dice import dice_of
 
 MODE_SWITCH_AP = 2  # "Att byta eldgivningssätt kostar 2 AP"
 OTHER_STANCE = {"normal": 0, "ready": -2, "aimed": -4}
@@ -173,7 +174,7 @@ def perform(state: Encounter, c: Combatant, cmd, rng, *, reacting: bool = False)
     if isinstance(cmd, C.Treat):
         target = combatant(state, cmd.target)
         parts = other_parts(c, MEDICINE)
-        outcome = roll_2t10(bonus_of(parts), rng)
+        outcome = roll_2t10(bonus_of(parts), dice_of(rng, c.id, "treat"))
         healed = 0
         if outcome.success:
             healed = min(target.damage, state.house.treat_heal + outcome.dos)
@@ -184,7 +185,7 @@ def perform(state: Encounter, c: Combatant, cmd, rng, *, reacting: bool = False)
         return [E.Recovered(c.id, cmd.points)]
     if isinstance(cmd, C.SkillRoll):
         parts = other_parts(c, cmd.skill, cmd.modifier)
-        outcome = roll_2t10(bonus_of(parts), rng)
+        outcome = roll_2t10(bonus_of(parts), dice_of(rng, c.id, "skill"))
         return [E.SkillRolled(c.id, cmd.skill, cmd.label[:40], parts, outcome)]
     return [E.Acted(c.id, cmd.label[:40])]
 

@@ -16,6 +16,7 @@ from rules.t10.combat.fold import evolve
 from rules.t10.combat.reading import bonus_of, check_modifier, common_parts, roll_bonus, weapon_of
 from rules.t10.combat.state import Combatant, Encounter
 from rules.t10.rolls import roll_2t10
+from rules.table_dice import dice_of
 
 CLOSE_BONUS = 2  # "inom nära avstånd ger +2"
 FAR_MALUS = -2  # "bortom normalt avstånd ger -2"
@@ -123,7 +124,8 @@ def attack_events(
                          modifier)
     covered = weapon.explosive and target.in_cover
     count = 1 if mode == "E" else 2
-    rolls = () if covered else tuple(roll_2t10(bonus_of(parts), rng) for _ in range(count))
+    rolls = () if covered else tuple(
+        roll_2t10(bonus_of(parts), dice_of(rng, attacker.id, "attack")) for _ in range(count))
     rolled = E.AttackRolled(
         attacker=attacker.id,
         target=target.id,

@@ -15,6 +15,7 @@ from rules.t10.combat import events as E
 from rules.t10.combat.fold import evolve
 from rules.t10.combat.reading import require_quiet, require_running
 from rules.t10.combat.state import Combatant, Encounter
+from rules.table_dice import dice_of
 
 INITIATIVE_DIE = 10  # "slår varje spelare 1T10 och lägger till sitt Initiativ"
 MAX_TIE_ROLLS = 50  # ties roll again; a bound on the rerolls (then the order joined)
@@ -29,7 +30,7 @@ def tie_rolls(entries, rng) -> dict[str, tuple[int, ...]]:
     dice = {cid: list(rolled) for cid, _init, rolled in entries}
     for cid in ids:
         if not dice[cid]:
-            dice[cid].append(rng.randint(1, INITIATIVE_DIE))
+            dice[cid].append(dice_of(rng, cid, "initiative").randint(1, INITIATIVE_DIE))
     for _attempt in range(MAX_TIE_ROLLS):
         keys = {cid: (init[cid] + dice[cid][0], *dice[cid][1:]) for cid in ids}
         need = set()
@@ -46,7 +47,7 @@ def tie_rolls(entries, rng) -> dict[str, tuple[int, ...]]:
             break
         for cid in ids:
             if cid in need:
-                dice[cid].append(rng.randint(1, INITIATIVE_DIE))
+                dice[cid].append(dice_of(rng, cid, "initiative").randint(1, INITIATIVE_DIE))
     return {cid: tuple(rolled) for cid, rolled in dice.items()}
 
 

@@ -10,6 +10,7 @@ from rules.combat_kit import Roster, changed, pairs_get, quick_init
 from rules.scene import VALUE_TYPES as SCENE_VALUES
 from rules.scene import Scene
 from rules.t10.character import AP_PER_ROUND
+from rules.table_dice import Asked
 
 STANCES = ("normal", "ready", "aimed")  # Ställningar: Normal, Färdigställning, Anläggning
 MODES = ("E", "A")  # Eldgivningssätt: enkelskott, automateld
@@ -226,6 +227,7 @@ class Encounter(Roster):
     ended: bool = False
     next_id: int = 1
     scene: Scene = Scene()  # walls, cover and a picture on the battle map (rules.scene)
+    asked: Asked | None = None  # the table's dice it waits for (rules.table_dice)
 
     @property
     def started(self) -> bool:
