@@ -72,7 +72,8 @@ def check_same(engine, state, command, physical, seed):
     expected, made = seeded(engine, state, command, seed)
     events, before, prompts = typed_in(engine, state, command, physical, made)
     entered = [e for e in events if isinstance(e, DiceEntered)]
-    assert len(entered) == 1 and entered[0].who in physical
+    assert len(entered) == 1
+    assert entered[0].who in physical
     assert tuple(e for e in events if not isinstance(e, DiceEntered)) == tuple(expected)
     after = before
     for event in events:
@@ -103,7 +104,8 @@ def test_aoristos_attack_dice_typed_in_when_the_target_answers_p8_9():
         assert not any(isinstance(e, DiceAsked) for e in events)  # no dice yet: B answers
         vigilance = AC.Vigilance(b.id, ("evasion",))
         _expected, made, prompts, _after = check_same(AORISTOS, state, vigilance, {a.id}, seed)
-        assert prompts[0].what == "attack" and prompts[0].sides == 6
+        assert prompts[0].what == "attack"
+        assert prompts[0].sides == 6
         attack = next(r for r in made if r.who == a.id and r.what == "attack")
         assert prompts[0].needed == len(attack.faces)  # the hand's dice, told by the hand
 
@@ -141,7 +143,8 @@ def test_aoristos_refused_entries_change_nothing():
     with pytest.raises(RulesError, match="waits for A's dice"):
         AORISTOS.decide(waiting, AC.EndEncounter(), table)
     events = AORISTOS.decide(waiting, EnterDice(a.id, "3 4"), table)
-    assert isinstance(events[0], DiceEntered) and events[0].faces == (3, 4)
+    assert isinstance(events[0], DiceEntered)
+    assert events[0].faces == (3, 4)
     with pytest.raises(RulesError, match="no roll waits"):
         AORISTOS.decide(state, EnterDice(a.id, "3 4"), table)
 
@@ -181,11 +184,13 @@ def test_phobia_attack_test_typed_in_with_its_sixes_rolled_again_as_they_come():
         first = asked[0].needed
         if 6 in attack.faces[:first]:
             # lines 30-65: each six is rolled again as two dice, asked for as they come
-            assert len(asked) > 1 and asked[1].typed == attack.faces[:first]
+            assert len(asked) > 1
+            assert asked[1].typed == attack.faces[:first]
             assert asked[1].needed == 2 * attack.faces[:first].count(6)
             sixes += 1
         else:
-            assert len(asked) == 1 and len(attack.faces) == first
+            assert len(asked) == 1
+            assert len(attack.faces) == first
     assert sixes >= 3
 
 
@@ -197,7 +202,8 @@ def test_phobia_a_six_short_is_asked_for_again_and_keeps_the_typed():
     needed = waiting.asked.needed
     [again] = PHOBIA.decide(waiting, EnterDice("c1", " ".join(["6"] + ["2"] * (needed - 1))),
                             table)
-    assert again.asked.typed == (6, *(2,) * (needed - 1)) and again.asked.needed == 2
+    assert again.asked.typed == (6, *(2,) * (needed - 1))
+    assert again.asked.needed == 2
     with pytest.raises(MoreDice):
         PHOBIA.decide(PHOBIA.evolve(waiting, again), EnterDice("c1", "3"), table)
 
@@ -239,8 +245,10 @@ def test_the_log_with_entered_dice_replays_and_undoes_exactly():
               for events in (first, second)]
     records = [Record(1, tuple(stored[0])), Record(2, tuple(stored[1]))]
     folded = replay(AORISTOS, initial, records)
-    assert folded.state.asked is None and folded.state.round == 1
+    assert folded.state.asked is None
+    assert folded.state.round == 1
     undone = replay(AORISTOS, initial, [*records, Record(3, undo_to=1)])
-    assert undone.state.asked is not None and undone.state.asked.who == a.id
+    assert undone.state.asked is not None
+    assert undone.state.asked.who == a.id
     redone = replay(AORISTOS, initial, [*records, Record(3, undo_to=1), Record(4, redo=True)])
     assert redone.state == folded.state
