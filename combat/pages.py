@@ -29,6 +29,7 @@ from rules.errors import RulesError
 # when they look like one (the engine's parser is strict about types).
 TEXT_FIELDS = {"type", "id", "name", "side", "hand", "label", "weapon", "target", "mode",
                "kind", "key",  # the battle map's scene (rules/scene.py)
+               "faces",  # the table's own dice (rules/table_dice.py)
                "posture", "area", "right", "left", "attacker",
                "limb", "gunner",  # an unarmed attack's limb; a belt's gunner (p. 8, 11)
                # the chronicle's (rules/aoristos/aftermath/commands.py)

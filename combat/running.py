@@ -38,7 +38,9 @@ class Prompt:
 
     @property
     def timed(self) -> bool:
-        return self.kind != "turn"
+        """A prompt whose offered default may be taken for an absent player; a turn has
+        none, nor the table's dice (the GM may have the server roll them instead)."""
+        return self.kind not in ("turn", "dice")
 
     @property
     def key(self) -> str:

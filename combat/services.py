@@ -38,12 +38,14 @@ from django.utils.translation import get_language
 
 from campaign_log.broadcast import get_broadcaster
 from campaign_log.numbering import insert_numbered, public_payload
+from campaigns.models import Campaign
 from combat import scoped
 from combat.models import CatalogueItem, CombatRecord, Encounter
 from rules import scene
 from rules.engine import REDO, UNDO, Record, Replay, Viewer, decode, encode, engine_for, replay
 from rules.engine import replay_step as fold_step
 from rules.errors import RulesError
+from rules.table_dice import TableDice
 
 log = logging.getLogger(__name__)
 
@@ -377,7 +379,8 @@ def command_run(
         scoped.command(encounter, command)  # every row it names is this campaign's
         play = getattr(engine, "play", None)  # a fight's engine folds what it decides once
         if play is not None:
-            events, played = play(before.state, command, rng)
+            dice = dice_for(encounter, membership.campaign, before.state)
+            events, played = play(before.state, command, dice)
         else:  # the chronicle's
             events, played = engine.decide(before.state, command, rng), None
         record = Record(new_version, tuple(events))
@@ -431,6 +434,22 @@ def command_run(
     if ended and not was_ended and encounter.kind == Encounter.Kind.COMBAT:
         chronicle_import(encounter, membership)
     return encounter, stored, after
+
+
+def dice_for(encounter: Encounter, campaign, state):
+    """The dice a fight's command rolls with (issue 48): the server's, or, where the
+    campaign rolls its own, a `TableDice` that waits for the faces of the combatants
+    whose dice the table rolls: the players' characters (those a player commands), the
+    GM's combatants (the rest), or both, as the campaign's `dice_source` says."""
+    source = campaign.dice_source
+    if source == Campaign.DiceSource.SERVER or encounter.kind != Encounter.Kind.COMBAT:
+        return rng
+    players = source in (Campaign.DiceSource.PLAYERS, Campaign.DiceSource.ALL)
+    gm = source in (Campaign.DiceSource.GM, Campaign.DiceSource.ALL)
+    controlled = encounter.controllers
+    physical = {c.id for c in getattr(state, "combatants", ())
+                if (players and c.id in controlled) or (gm and c.id not in controlled)}
+    return TableDice(rng, physical)
 
 
 INSERTED = (

@@ -499,7 +499,9 @@ def seen(view: dict, state, viewer: Viewer) -> dict:
     """A system's view with what `viewer` cannot see taken out (`unseen`): every entry
     that names an unseen combatant under one of ID_KEYS (in the order, the combatants,
     the prompts, the actions' targets, at any depth), such a name at the top (the active
-    one) made None, and every point of a trail that lies in the fog."""
+    one) made None, and every point of a trail that lies in the fog. While the fight waits
+    for the table's dice, that is its one prompt (`table_dice.prompt_in`)."""
+    view = table_dice.prompt_in(view, state, viewer)
     hidden = unseen(state, viewer)
     if not hidden:
         return view

@@ -39,6 +39,7 @@ from fractions import Fraction
 from typing import Any
 
 from rules.errors import RulesError
+from rules.table_dice import DiceEntered
 
 __all__ = [
     "Row",
@@ -69,7 +70,9 @@ class Row:
     * `kp_spent`: what -> points, in the system's action points (`Story.points_unit`);
       empty where the system has none.
     * `luck`: the mean percentile (0-100, 50 average, higher luckier) of its `rolls`
-      rolls; None when it rolled nothing.
+      rolls; None when it rolled nothing. `roll_lucks`: each of those rolls' percentile,
+      in order, and whether the table rolled it (typed in, issue 48: a roll counted in a
+      record where this combatant's dice were typed in).
     * `approximate`: some figure of this row could not be recovered exactly from the
       events (the system's module says which case); False in every case known so far.
     """
@@ -88,6 +91,7 @@ class Row:
     luck: float | None = None
     rolls: int = 0
     approximate: bool = False
+    roll_lucks: tuple[tuple[float, bool], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -134,16 +138,26 @@ def fold(
     initial_state,
     records: Iterable[Iterable[Any]],
     read: Callable[[Any, Any], None],
+    tally: "Tally | None" = None,
 ) -> Any:
     """Fold the records' events from `initial_state`, calling ``read(state, event)`` with
-    the state just before each event; the state after them all."""
+    the state just before each event; the state after them all. `tally` learns whose dice
+    each record's command had typed in."""
     state = initial_state
     evolve = engine.evolve
     for events in records:
+        if tally is not None:
+            tally.typed = typed_in(events)
         for event in events:
             read(state, event)
             state = evolve(state, event)
     return state
+
+
+def typed_in(events) -> frozenset[str]:
+    """The combatants whose dice were typed in for a record's command (issue 48)."""
+    return frozenset(roll.who for event in events if type(event) is DiceEntered
+                     for roll in event.rolls if roll.entered)
 
 
 # Luck -----------------------------------------------------------------------------------
@@ -185,13 +199,17 @@ class _Counts:
     luck: Fraction = Fraction(0)
     rolls: int = 0
     approximate: bool = False
+    each: list = field(default_factory=list)
 
 
 class Tally:
-    """What a system's reader counts while it folds the events, per combatant id."""
+    """What a system's reader counts while it folds the events, per combatant id.
+    `typed`: the combatants whose dice were typed in for the record being read (`fold`
+    sets it)."""
 
     def __init__(self) -> None:
         self._counts: dict[str, _Counts] = {}
+        self.typed: frozenset[str] = frozenset()
 
     def _of(self, cid: str) -> _Counts:
         found = self._counts.get(cid)
@@ -224,6 +242,7 @@ class Tally:
         counts = self._of(cid)
         counts.luck += luck
         counts.rolls += 1
+        counts.each.append((float(luck), cid in self.typed))
 
     def approximate(self, cid: str) -> None:
         self._of(cid).approximate = True
@@ -250,6 +269,7 @@ class Tally:
                     luck=float(counts.luck / counts.rolls) if counts.rolls else None,
                     rolls=counts.rolls,
                     approximate=counts.approximate,
+                    roll_lucks=tuple(counts.each),
                 )
             )
         return Story(system, damage_unit, points_unit, tuple(rows))

@@ -95,11 +95,13 @@ class DiceAsked:
 
 @dataclass(frozen=True)
 class DiceEntered:
-    """`who`'s `what` was rolled at the table: `faces`, typed in."""
+    """`who`'s `what` was rolled at the table: `faces`, typed in. `rolls`: every roll the
+    command made, in order, the server's too (which were typed in, by whose dice)."""
 
     who: str
     what: str
     faces: tuple[int, ...]
+    rolls: tuple[Rolled, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -120,19 +122,59 @@ def evolve_asked(asked: Asked | None, event) -> Asked | None:
     return event.asked if type(event) is DiceAsked else None
 
 
+# What a roll is for, as the prompt and the log say it (each site's `what`).
+WHAT = {
+    "attack": _("attack test"), "area": _("hit area"), "shots": _("random projectiles"),
+    "stress": _("stress roll"), "bow": _("bow test"), "scan": _("scan test"),
+    "hold_fire": _("test to hold fire"), "parry": _("parry's hit"), "escape": _("escape test"),
+    "survival": _("survival roll"), "pain": _("pain test"), "hazard": _("hazard"),
+    "surprise": _("surprise roll"), "defence": _("defence test"), "damage": _("damage dice"),
+    "check": _("injury check"), "death": _("death roll"), "shock": _("shock roll"),
+    "initiative": _("initiative"), "skill": _("skill test"), "cover": _("test to take cover"),
+    "treat": _("treatment test"),
+}
+
+
+def prompt_in(view: dict, state, viewer) -> dict:
+    """A system's view while the fight waits for the table's dice: the roll it waits for
+    is its one prompt (kind "dice": whose, what, how many dice of how many faces, those
+    typed so far), for that combatant's player and the GM (who may also have the server
+    roll it); the prompts of the command that waits are not answered until then."""
+    asked = getattr(state, "asked", None)
+    if asked is None:
+        return view
+    found = state.get(asked.who)
+    name = found.name if found is not None else asked.who
+    prompt = {"kind": "dice", "for": asked.who, "who": name, "what": asked.what,
+              "what_label": WHAT.get(asked.what, asked.what), "needed": asked.needed,
+              "sides": asked.sides, "typed": list(asked.typed),
+              "mine": viewer.is_gm or asked.who in viewer.controls,
+              "keys": list(range(1, asked.sides + 1))}
+    return {**view, "prompts": [prompt], "waiting_dice": prompt}
+
+
 def line(state, event) -> dict:
     """A dice event's log line: whose dice, for what, which faces or how many."""
     who = event.asked.who if type(event) is DiceAsked else event.who
-    found = state.get(who)
-    out = {"kind": type(event).__name__, "who": found.name if found is not None else who}
+    out = {"kind": type(event).__name__, "who": _name(state, who)}
     if type(event) is DiceAsked:
         out.update(what=event.asked.what, needed=event.asked.needed, sides=event.asked.sides,
                    typed=list(event.asked.typed))
     else:
         out["what"] = event.what
+    out["what_label"] = WHAT.get(out["what"], out["what"])
     if type(event) is DiceEntered:
         out["faces"] = list(event.faces)
+        # Every roll of the command typed in at the table, the earlier ones too.
+        out["typed"] = [{"who": _name(state, r.who), "what_label": WHAT.get(r.what, r.what),
+                         "faces": list(r.faces)} for r in event.rolls if r.entered] or [
+            {"who": out["who"], "what_label": out["what_label"], "faces": out["faces"]}]
     return out
+
+
+def _name(state, who: str) -> str:
+    found = state.get(who)
+    return found.name if found is not None else who
 
 
 # The source ------------------------------------------------------------------------------
@@ -275,13 +317,15 @@ def run(state, command, rng, decide, waiting_for=None) -> list:
         if len(faces) > MAX_FACES:
             raise RulesError(_("too many dice"), code="bad_field")
         roll = Rolled(asked.who, faces, True, asked.what)
-        done = DiceEntered(asked.who, asked.what, faces)
+        done = None
     again = TableDice(table.server, table.physical, (*asked.rolls, roll))
     index = len(asked.rolls)
     try:
         events = list(decide(clear, asked.command, again))
     except Wanted as wanted:
         return [_ask(clear, asked.command, again, wanted, decide)]
+    if done is None:
+        done = DiceEntered(asked.who, asked.what, roll.faces, again.made(len(again.rolls)))
     if roll.entered and again.used[index] < len(roll.faces):
         left = len(roll.faces) - again.used[index]
         template = _("{left} dice too many: this roll takes {used}")

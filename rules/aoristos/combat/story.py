@@ -65,7 +65,7 @@ SPENDING = {  # event -> what its KP were spent on
 
 def tell(engine, initial_state, records) -> Story:
     reader = Reader()
-    final = fold(engine, initial_state, records, reader.read)
+    final = fold(engine, initial_state, records, reader.read, reader.tally)
     return reader.tally.story("aoristos", final, damage_unit="damage", points_unit="KP")
 
 

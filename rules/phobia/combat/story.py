@@ -51,7 +51,7 @@ TO_DIE = {face: Fraction(1, 10) for face in range(1, 11)}  # the 1T10 added to T
 
 def tell(engine, initial_state, records) -> Story:
     reader = Reader()
-    final = fold(engine, initial_state, records, reader.read)
+    final = fold(engine, initial_state, records, reader.read, reader.tally)
     return reader.tally.story("phobia", final, damage_unit="skadepoäng", points_unit="")
 
 

@@ -43,7 +43,7 @@ INITIATIVE = {face: Fraction(1, INITIATIVE_DIE) for face in range(1, INITIATIVE_
 
 def tell(engine, initial_state, records) -> Story:
     reader = Reader()
-    final = fold(engine, initial_state, records, reader.read)
+    final = fold(engine, initial_state, records, reader.read, reader.tally)
     return reader.tally.story("t10", final, damage_unit="skada", points_unit="AP")
 
 
