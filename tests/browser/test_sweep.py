@@ -125,6 +125,14 @@ def run(encounter, user, data):
                          encounter=encounter)
 
 
+def run_as(encounter, user, data, controller=None):
+    """`run`, the combatant added given to `controller`'s command."""
+    encounter.refresh_from_db()
+    membership = encounter.campaign.memberships.get(user=user)
+    services.command_run(membership=membership, data=data, version=encounter.version,
+                         encounter=encounter, controller=controller)
+
+
 @pytest.fixture
 def demo(tmp_path, monkeypatch):
     """The demo data, three fights at a prompt for the player, a chronicle with a wound,
@@ -181,10 +189,37 @@ def demo(tmp_path, monkeypatch):
     # its page (no account) is swept with the others.
     screen = TableScreen.objects.create(campaign=aoristos, name="TV:n")
     map_screen = TableScreen.objects.create(campaign=aoristos, name="Kartan", mode="map")
+    # The table's own dice in a fight (issue 48): a second T10 fight, started with the
+    # server's dice, where Johan's attack waits for his faces: the keypad on his phone,
+    # the GM's keypad and server button.
+    dice_fight = services.encounter_create(campaign=t10, name="Kajen", house_rules={})
+    levels, derived = johan.combat_stats(t10.house_rules)
+    block = services.engine_of(dice_fight).character_block(name="Johan", levels=levels,
+                                                           derived=derived)
+    run_as(dice_fight, gm, {**block, "type": "add_combatant", "character_id": johan.pk,
+                            "side": "a", "weapons": ["pistol"], "stance": "aimed"},
+           controller=player.pk)
+    run_as(dice_fight, gm, {"type": "add_combatant", "side": "b", "npc": True, "x": 10.0,
+                            "name": "Soldat", "skills": {"smg": 1}, "weapons": ["kpist"]})
+    run(dice_fight, gm, {"type": "start"})
+    for _turn in range(4):
+        dice_fight.refresh_from_db()
+        active = services.folded(dice_fight).state.active
+        if active == "c1":
+            break
+        run(dice_fight, gm, {"type": "end_turn", "id": active})
     # The table's own dice (issue 48): the keypad on the players' trays here, on every
     # tray of the T10 campaign.
     Campaign.objects.filter(pk=aoristos.pk).update(dice_source="players")
     Campaign.objects.filter(pk=t10.pk).update(dice_source="all")
+    t10.refresh_from_db()  # the fight's campaign, as the pages read it
+    run(dice_fight, player, {"type": "attack", "id": "c1", "target": "c2", "weapon": "pistol",
+                             "distance": 10})
+    dice_fight.refresh_from_db()
+    if services.folded(dice_fight).state.asked is None:  # the soldier may interrupt first
+        run(dice_fight, gm, {"type": "pass", "id": "c2"})
+        dice_fight.refresh_from_db()
+    assert services.folded(dice_fight).state.asked.who == "c1"
     # Handouts (issue 47): a letter with a picture to every player, on the table screen.
     from table.models import Handout
     from tests.browser.test_table_screen import LETTER
@@ -198,6 +233,7 @@ def demo(tmp_path, monkeypatch):
         "aoristos": aoristos, "t10": t10, "phobia": phobia, "entry": entry,
         "albert": albert, "jace": jace, "johan": johan, "imported": imported,
         "screen": screen, "map_screen": map_screen, "handout_screen": handout_screen,
+        "dice_fight": dice_fight,
     }
 
 
@@ -226,11 +262,13 @@ def pages(demo):
     """(who, name, path) for every page that answers a GET, grouped by who opens it."""
     a, t, p = demo["aoristos"], demo["t10"], demo["phobia"]
     albert, jace, johan, entry = demo["albert"], demo["jace"], demo["johan"], demo["entry"]
-    fights = {c: c.encounters.get() for c in (a, t, p)}
+    fights = {c: c.encounters.order_by("pk").first() for c in (a, t, p)}
+    dice = demo["dice_fight"]
     systems = {a: "aoristos", t: "t10", p: "phobia"}
     player = [
         # The fights first: their prompts count down from 20 s once the page is open.
         *(("player", f"encounter-{systems[c]}", f"/encounters/{fights[c].pk}/") for c in fights),
+        ("player", "encounter-dice-keypad", f"/encounters/{dice.pk}/"),
         ("player", "home", "/"),
         ("player", "characters", "/characters/"),
         ("player", "builder-aoristos", f"/characters/new/?campaign={a.pk}"),
@@ -257,6 +295,7 @@ def pages(demo):
     ]
     gm = [
         *(("gm", f"encounter-{systems[c]}", f"/encounters/{fights[c].pk}/") for c in fights),
+        ("gm", "encounter-dice-keypad", f"/encounters/{dice.pk}/"),
         ("gm", "campaigns", "/campaigns/"),
         ("gm", "campaign-new", "/campaigns/new/"),
         ("gm", "join-code", "/campaigns/join/"),
