@@ -18,6 +18,7 @@ is called every `PROGRESS_EVERY` fights and `cancelled()` asked as often; a canc
 returns the fights played so far (`Summary.fights` says how many).
 """
 
+import dataclasses
 import math
 import random
 from collections import Counter
@@ -123,7 +124,10 @@ def _two_stand(state, policy, fight: Fight, sides: set[str]) -> bool:
 
 
 def play_out(engine, state, rng: random.Random, plan: Plan = Plan()) -> Outcome:
-    """One fight from `state` to its end, every die from `rng`."""
+    """One fight from `state` to its end, every die from `rng` (a command waiting for
+    the table's dice, issue 48, is simulated from before it)."""
+    if getattr(state, "asked", None) is not None:
+        state = dataclasses.replace(state, asked=None)
     policy = engine.policy
     fight = Fight()
     first_round = max(state.round, 1)

@@ -62,6 +62,9 @@ class Asked:
     sides: int
     needed: int
     typed: tuple[int, ...] = ()
+    # The exact chance (percent) that the roll succeeds, where it is a test with one: the
+    # same function the tray and the previews use (`chance_of`); None for a roll without.
+    chance: float | None = None
 
 
 # Commands --------------------------------------------------------------------------------
@@ -148,7 +151,7 @@ def prompt_in(view: dict, state, viewer) -> dict:
     prompt = {"kind": "dice", "for": asked.who, "who": name, "what": asked.what,
               "what_label": WHAT.get(asked.what, asked.what), "needed": asked.needed,
               "sides": asked.sides, "typed": list(asked.typed),
-              "mine": viewer.is_gm or asked.who in viewer.controls,
+              "mine": viewer.is_gm or asked.who in viewer.controls, "chance": asked.chance,
               "keys": list(range(1, asked.sides + 1))}
     return {**view, "prompts": [prompt], "waiting_dice": prompt}
 
@@ -183,9 +186,10 @@ def _name(state, who: str) -> str:
 class Wanted(Exception):
     """Deciding stopped at roll `index`, `who`'s `what`, which the table makes."""
 
-    def __init__(self, index: int, who: str, what: str, sides: int):
+    def __init__(self, index: int, who: str, what: str, sides: int, chance=None):
         super().__init__(who, what)
         self.index, self.who, self.what, self.sides = index, who, what, sides
+        self.chance = chance
 
 
 class _Past(Exception):
@@ -222,10 +226,18 @@ class _Roll:
     """One roll's dice from a `TableDice`: its place among the command's rolls is taken
     at its first die."""
 
-    __slots__ = ("source", "who", "what", "index")
+    __slots__ = ("source", "who", "what", "index", "chance")
 
     def __init__(self, source: TableDice, who: str, what: str):
         self.source, self.who, self.what, self.index = source, who, what, None
+        self.chance = None  # () -> the exact chance the roll succeeds (`chance_of`)
+
+    def wanted(self, index: int, sides: int) -> Wanted:
+        chance = None
+        if self.chance is not None:
+            with contextlib.suppress(RulesError, ValueError):
+                chance = round(float(self.chance()) * 100, 1)
+        return Wanted(index, self.who, self.what, sides, chance)
 
     def randint(self, low: int, high: int) -> int:
         source = self.source
@@ -236,7 +248,7 @@ class _Roll:
                 if source.probe is not None and index > source.probe:
                     raise _Past
                 if self.who in source.physical:
-                    raise Wanted(index, self.who, self.what, high)
+                    raise self.wanted(index, high)
                 source.rolls.append([])
                 source.meta.append((self.who, False, self.what))
                 source.used.append(0)
@@ -252,7 +264,7 @@ class _Roll:
                 face = 1
                 faces.append(face)
             else:
-                raise Wanted(index, self.who, self.what, high)
+                raise self.wanted(index, high)
         else:
             face = source.server.randint(low, high)
             faces.append(face)
@@ -267,11 +279,20 @@ class _Roll:
         return face
 
 
-def dice_of(rng, who: str, what: str):
+def chance_of(source, chance) -> None:
+    """Where `source` is a roll the table makes, what its prompt says of the roll's odds:
+    `chance()` is the exact probability that it succeeds (called only for a prompt)."""
+    if type(source) is _Roll:
+        source.chance = chance
+
+
+def dice_of(rng, who: str, what: str, chance=None):
     """The source of `who`'s roll `what` ("attack", "stress", ...): `rng` itself unless
-    it is a `TableDice`."""
+    it is a `TableDice`. `chance`: as `chance_of`'s."""
     if type(rng) is TableDice:
-        return _Roll(rng, who, what)
+        found = _Roll(rng, who, what)
+        found.chance = chance
+        return found
     return rng
 
 
@@ -350,5 +371,6 @@ def _ask(state, command, table: TableDice, wanted: Wanted, decide) -> DiceAsked:
     with contextlib.suppress(_Past, RulesError):
         decide(state, command, probe)
     needed = max(1, probe.used[index] - len(typed))
-    asked = Asked(command, before, wanted.who, wanted.what, wanted.sides, needed, typed)
+    asked = Asked(command, before, wanted.who, wanted.what, wanted.sides, needed, typed,
+                  wanted.chance)
     return DiceAsked(asked)

@@ -29,6 +29,7 @@ from functools import cache
 
 from rules.combat_kit import quick_init
 from rules.errors import RulesError
+from rules.table_dice import chance_of
 
 __all__ = [
     "DICE",
@@ -106,7 +107,9 @@ def outcome(dice: tuple[int, int], bonus: int) -> Outcome:
 
 
 def roll_2t10(bonus: int, rng) -> Outcome:
-    """Roll 2T10 on the server and add ``bonus``."""
+    """Roll 2T10 on the server and add ``bonus``; rolled at the table, its prompt gives
+    the exact chance (`roll_odds`)."""
+    chance_of(rng, lambda: roll_odds(bonus).success)
     return outcome((rng.randint(1, 10), rng.randint(1, 10)), bonus)
 
 

@@ -8,6 +8,7 @@ any server: an import attaches no account, issue 42), read here by their archive
 a placeholder's username is that name with a random suffix."""
 
 import io
+import random
 import re
 import zipfile
 
@@ -61,9 +62,17 @@ def play_to_the_end(encounter, gm, *, most: int = 120) -> None:
     membership = encounter.campaign.memberships.get(user=gm)
     engine = services.engine_of(encounter)
     policy, plan, fight = engine.policy, sim.Plan(), sim.Fight()
+    table_dice = random.Random(encounter.pk)  # the faces the table "rolls" (issue 48)
     for _ in range(most):
         encounter.refresh_from_db()
+        membership.campaign.refresh_from_db()  # its dice source, as a request reads it
         state = services.folded(encounter, engine).state
+        if state.asked is not None:  # the GM types the dice the fight waits for
+            faces = [table_dice.randint(1, state.asked.sides) for _ in range(state.asked.needed)]
+            services.command_run(encounter=encounter, membership=membership, data={
+                "type": "enter_dice", "id": state.asked.who, "faces": " ".join(map(str, faces))},
+                version=encounter.version)
+            continue
         command = policy.start_command(state) if state.round == 0 else None
         if command is None:
             sides = {c.side for c in state.combatants}
@@ -99,7 +108,11 @@ def played(client, gm, alice, bob, django_capture_on_commit_callbacks):
                                      {"picture": upload, "width": "20", "x": "0", "y": "0",
                                       "shown": ""})
                 assert answer.status_code in (200, 302), answer.content[:300]
+            if system == "t10":  # every die of its fight typed in at the table (issue 48)
+                Campaign.objects.filter(pk=campaign.pk).update(dice_source="all")
             play_to_the_end(one.encounter, gm)
+            if system == "t10":
+                assert one.encounter.records.filter(command="enter_dice").exists()
             client.force_login(gm)
             roll = reverse("table:roll", args=[campaign.pk])
             assert client.post(roll, {"mode": "hand", "hand": "2T6" if system == "phobia"

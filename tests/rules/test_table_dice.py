@@ -12,11 +12,15 @@ import pytest
 
 from rules.aoristos.combat import ENGINE as AORISTOS
 from rules.aoristos.combat import commands as AC
+from rules.aoristos.dice import parse_hand
 from rules.aoristos.equipment import WEAPONS
+from rules.aoristos.success import p_success
 from rules.entered import MoreDice
 from rules.errors import RulesError
 from rules.phobia.combat import ENGINE as PHOBIA
+from rules.phobia.success import odds
 from rules.t10.combat import ENGINE as T10
+from rules.t10.rolls import roll_odds
 from rules.table_dice import DiceAsked, DiceEntered, DiceServed, EnterDice, ServerDice, TableDice
 from tests.rules import test_combat_engine as aoristos_tests
 from tests.rules import test_phobia_combat as phobia_tests
@@ -108,6 +112,9 @@ def test_aoristos_attack_dice_typed_in_when_the_target_answers_p8_9():
         assert prompts[0].sides == 6
         attack = next(r for r in made if r.who == a.id and r.what == "attack")
         assert prompts[0].needed == len(attack.faces)  # the hand's dice, told by the hand
+        rolled = next(e for e in _expected if type(e).__name__ == "AttackRolled")
+        exact = p_success(parse_hand(rolled.hand), rolled.test_base, rolled.threshold)
+        assert prompts[0].chance == round(float(exact) * 100, 1)  # the tray's function
 
 
 def test_aoristos_stress_free_die_and_nervchock_forced_die_typed_in_p5_6():
@@ -181,6 +188,9 @@ def test_phobia_attack_test_typed_in_with_its_sixes_rolled_again_as_they_come():
         _expected, made, prompts, _after = check_same(PHOBIA, state, respond, {"c1"}, seed)
         attack = next(r for r in made if r.who == "c1" and r.what == "attack")
         asked = [p for p in prompts if p.what == "attack"]
+        test = next(e for e in _expected if type(e).__name__ == "AttackRolled").tests[0]
+        assert asked[0].chance == round(float(odds(test.difficulty, test.chance).success)
+                                        * 100, 1)
         first = asked[0].needed
         if 6 in attack.faces[:first]:
             # lines 30-65: each six is rolled again as two dice, asked for as they come
@@ -218,6 +228,9 @@ def test_t10_attack_2t10_typed_in_tens_as_zero():
                                      "weapon": "pistol", "distance": 10})
         expected, made, prompts, _after = check_same(T10, state, command, {"c1"}, seed)
         assert [(p.what, p.needed, p.sides) for p in prompts] == [("attack", 2, 10)]
+        # The prompt's chance is the exact one of 2T10 + bonus >= 11 (Färdighetsslag).
+        bonus = next(e for e in expected if type(e).__name__ == "AttackRolled").rolls[0].bonus
+        assert prompts[0].chance == round(float(roll_odds(bonus).success) * 100, 1)
     state = t10_tests.fight()
     command = T10.parse_command({"type": "attack", "id": "c1", "target": "c2",
                                  "weapon": "pistol", "distance": 10})

@@ -47,7 +47,7 @@ from rules.aoristos.combat.vigilance import (
 )
 from rules.aoristos.combat.wounds import wound_event
 from rules.aoristos.dice import Hand, Purpose, roll
-from rules.aoristos.success import test_hand
+from rules.aoristos.success import p_success, test_hand
 from rules.combat_kit import Folded, changed, combatant, refuse, remembering
 from rules.errors import RulesError
 from rules.errors import gettext_noop as _
@@ -562,7 +562,9 @@ def attack_dice(state: Encounter, setup: AttackSetup, rng) -> list:
     auto_dice = tuple([shooting.randint(1, 6) for _ in range(setup.random_dice)])
     shots = setup.projectiles(auto_dice)
     hand = setup.hand(shots)
-    rolled = roll(hand, dice_of(rng, attacker.id, "attack"), Purpose.TEST)
+    test_dice = dice_of(rng, attacker.id, "attack",
+                        lambda: p_success(hand, setup.test_base, setup.threshold))
+    rolled = roll(hand, test_dice, Purpose.TEST)
     options = None
     area_hand_text = ""
     area_dice: tuple[int, ...] = ()

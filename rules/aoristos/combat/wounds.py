@@ -12,7 +12,7 @@ from rules.aoristos.combat.gear import LIMBS
 from rules.aoristos.combat.reading import PAIN_THRESHOLD, extended_windup, windup_outcome
 from rules.aoristos.combat.state import POSTURES, Combatant, Encounter
 from rules.aoristos.dice import Hand, Purpose, parse_hand, roll
-from rules.aoristos.success import test_hand
+from rules.aoristos.success import p_success, test_hand
 from rules.combat_kit import changed, combatant, refuse, require_open
 from rules.errors import gettext_noop as _
 from rules.table_dice import dice_of
@@ -31,7 +31,9 @@ def wound_event(
     survival = None
     alive = True
     if added["organ_trauma"] > 0:  # p. 14: 2B2T, under the total organtrauma → death
-        rolled = roll(SURVIVAL_HAND, dice_of(rng, target.id, "survival"), Purpose.TEST)
+        rolled = roll(SURVIVAL_HAND, dice_of(rng, target.id, "survival",
+                                             lambda: p_success(SURVIVAL_HAND, 0, trauma)),
+                      Purpose.TEST)
         alive = rolled.result >= trauma
         survival = (rolled.dice, rolled.result, trauma, alive)
     limb_state = F.limb_state_after(target.limb(area), damage) if area in LIMBS else None
@@ -42,8 +44,9 @@ def wound_event(
     if alive and area in LIMBS and added["nerve_shock"]:
         # p. 13: a VIL test against the pain; a failure has its effect and a second test.
         for step in (1, 2):
-            rolled = roll(test_hand(nerve_shock=nerve), dice_of(rng, target.id, "pain"),
-                          Purpose.TEST)
+            pain_hand = test_hand(nerve_shock=nerve)
+            rolled = roll(pain_hand, dice_of(rng, target.id, "pain", lambda h=pain_hand: p_success(
+                h, target.willpower, PAIN_THRESHOLD)), Purpose.TEST)
             total = target.willpower + rolled.result
             ok = total >= PAIN_THRESHOLD
             tests.append((rolled.dice, total, PAIN_THRESHOLD, ok))

@@ -15,7 +15,8 @@ from rules.phobia.combat.commands import MAX_COORD
 from rules.phobia.combat.state import Combatant, Encounter
 from rules.phobia.dice import ObDice, roll
 from rules.phobia.injuries import skill_difficulty_added
-from rules.phobia.success import modify_difficulty, resolve_test
+from rules.phobia.success import modify_difficulty, odds, resolve_test
+from rules.table_dice import chance_of
 
 
 def require_quiet(state: Encounter) -> None:
@@ -86,8 +87,11 @@ def difficulty_of(parts) -> int:
 
 
 def roll_test(rng, stat: str, chance: int, parts) -> tuple[E.Test, object]:
-    """Roll a test: the event's record of it, and the success module's outcome."""
-    rolled = roll(ObDice(difficulty_of(parts)), rng)
+    """Roll a test: the event's record of it, and the success module's outcome. Rolled at
+    the table, its prompt gives the exact chance (`rules.phobia.success.odds`)."""
+    difficulty = difficulty_of(parts)
+    chance_of(rng, lambda: odds(difficulty, chance).success)
+    rolled = roll(ObDice(difficulty), rng)
     outcome = resolve_test(chance, rolled)
     test = E.Test(
         stat=stat,
