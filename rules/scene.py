@@ -326,7 +326,7 @@ def log_lines(state, events, viewer: Viewer, line: Callable, evolve: Callable) -
     for event in events:
         after = evolve(state, event)
         if type(event) in table_dice.EVENT_CLASSES:
-            lines.append(table_dice.line(state, event))
+            lines.append(table_dice.line(state, event, viewer))
         elif type(event) in EVENT_CLASSES:
             lines.append(scene_line(event, viewer.is_gm, state.scene.fog))
         elif named(event) & (unseen(state, viewer) | unseen(after, viewer)):

@@ -148,18 +148,25 @@ def prompt_in(view: dict, state, viewer) -> dict:
         return view
     found = state.get(asked.who)
     name = found.name if found is not None else asked.who
+    # An NPC's numbers are the GM's (`combat_kit.sees_numbers`): a player learns whose
+    # dice the fight waits for and how many, not the chance nor the faces typed so far.
+    numbers = viewer.is_gm or found is None or not found.npc
     prompt = {"kind": "dice", "for": asked.who, "who": name, "what": asked.what,
               "what_label": WHAT.get(asked.what, asked.what), "needed": asked.needed,
-              "sides": asked.sides, "typed": list(asked.typed),
-              "mine": viewer.is_gm or asked.who in viewer.controls, "chance": asked.chance,
+              "sides": asked.sides, "typed": list(asked.typed) if numbers else [],
+              "mine": viewer.is_gm or asked.who in viewer.controls,
+              "chance": asked.chance if numbers else None,
               "keys": list(range(1, asked.sides + 1))}
     return {**view, "prompts": [prompt], "waiting_dice": prompt}
 
 
-def line(state, event) -> dict:
-    """A dice event's log line: whose dice, for what, which faces or how many."""
+def line(state, event, viewer=None) -> dict:
+    """A dice event's log line: whose dice, for what, which faces or how many; an NPC's
+    faces only for the GM (`viewer`; None: the GM's line)."""
     who = event.asked.who if type(event) is DiceAsked else event.who
     out = {"kind": type(event).__name__, "who": _name(state, who)}
+    if viewer is not None and not viewer.is_gm and not _sees(state, who):
+        out["hidden"] = True
     if type(event) is DiceAsked:
         out.update(what=event.asked.what, needed=event.asked.needed, sides=event.asked.sides,
                    typed=list(event.asked.typed))
@@ -169,10 +176,21 @@ def line(state, event) -> dict:
     if type(event) is DiceEntered:
         out["faces"] = list(event.faces)
         # Every roll of the command typed in at the table, the earlier ones too.
+        gm = viewer is None or viewer.is_gm
         out["typed"] = [{"who": _name(state, r.who), "what_label": WHAT.get(r.what, r.what),
-                         "faces": list(r.faces)} for r in event.rolls if r.entered] or [
+                         "faces": list(r.faces)} for r in event.rolls
+                        if r.entered and (gm or _sees(state, r.who))] or [
             {"who": out["who"], "what_label": out["what_label"], "faces": out["faces"]}]
+    if out.get("hidden"):
+        out["typed"], out["faces"] = [], []
+        out["typed_hidden"] = type(event) is DiceEntered
     return out
+
+
+def _sees(state, who: str) -> bool:
+    """Whether a player reads `who`'s numbers: a character's, not an NPC's."""
+    found = state.get(who)
+    return found is not None and not found.npc
 
 
 def _name(state, who: str) -> str:

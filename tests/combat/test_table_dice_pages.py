@@ -103,3 +103,42 @@ def test_a_server_campaign_never_waits(client, gm, fight, dice):
     assert post(client, fight, {"type": "start"}).status_code == 200
     assert state_of(fight).asked is None
     assert services.dice_for(fight, fight.campaign, state_of(fight)) is services.rng
+
+
+def test_the_gms_own_dice_for_an_npc_keep_its_numbers_from_the_players(
+        client, gm, alice, fight, run, dice):
+    """With the GM's dice at the table, the guard's attack waits for the GM's faces: the
+    GM's prompt gives its exact chance, a player's only whose dice it waits for, and the
+    players' log line says the GM typed them, not which (an NPC's numbers are the GM's)."""
+    dice.queue[:] = [1, 1, 3, 4]  # the start (Albert's stress), then the guard's
+    run(fight, gm, {"type": "update_combatant", "id": "c2", "x": 1.0, "y": 0.0})
+    run(fight, gm, {"type": "start"})
+    state = state_of(fight)
+    albert = next(c for c in state.combatants if c.name == "Albert")
+    guard = next(c for c in state.combatants if c.name == "Vakten")
+    run(fight, gm, {"type": "end_activation", "id": albert.id})
+    Campaign.objects.filter(pk=fight.campaign_id).update(dice_source=Campaign.DiceSource.GM)
+    fight.campaign.refresh_from_db()
+    run(fight, gm, {"type": "attack", "id": guard.id, "target": albert.id, "weapon": "knife"})
+    run(fight, alice, {"type": "vigilance", "id": albert.id, "properties": []})
+    waiting = state_of(fight).asked
+    assert (waiting.who, waiting.what) == (guard.id, "attack")
+    assert waiting.chance is not None
+    english(client, gm)
+    assert 'data-testid="fight-dice-chance"' in panel(client, fight)
+    assert 'data-testid="fight-keypad"' in panel(client, fight)
+    english(client, alice)
+    page = panel(client, fight)
+    assert 'data-testid="fight-dice-waiting"' in page
+    assert 'data-testid="fight-dice-chance"' not in page
+    assert 'data-testid="fight-keypad"' not in page
+    english(client, gm)
+    while (asked := state_of(fight).asked) is not None:  # the attack, then its hit area
+        assert post(client, fight, {"type": "enter_dice", "id": asked.who,
+                                    "faces": " ".join(["4"] * asked.needed)}).status_code == 200
+    record = fight.records.order_by("-version").first()
+    entered = next(line for line in record.public_lines if line["kind"] == "DiceEntered")
+    assert entered["typed_hidden"] is True
+    assert entered["typed"] == []
+    mine = next(line for line in record.lines if line["kind"] == "DiceEntered")
+    assert mine["typed"][0]["faces"] == [4] * waiting.needed
