@@ -7,6 +7,9 @@ class CombatConfig(AppConfig):
     name = "combat"
 
     def ready(self):
+        from campaign_log import luck
+        from combat.fight_luck import fight_rolls
         from combat.log_kinds import register_kinds
 
         register_kinds()
+        luck.register(fight_rolls)  # the fights' rolls in the evening's luck (issue 48)

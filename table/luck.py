@@ -1,5 +1,6 @@
 """A session's luck per player (issue 48): the mean luck of each member's tests this
-evening, server dice and their own alike, for everyone at the table.
+evening, and of their characters' rolls in the evening's fights (`campaign_log.luck`),
+server dice and their own alike, for everyone at the table.
 
 A roll's luck is its mid-percentile under the exact distribution of its dice
 (`table.services.luck_of`, by the functions the fight's story uses): 50 an average
@@ -14,6 +15,7 @@ from datetime import timedelta
 
 from django.utils import timezone
 
+from campaign_log import luck as campaign_log_luck
 from table.models import RollEvent
 from table.services import luck_of
 
@@ -49,16 +51,20 @@ def compute(campaign_id: int) -> list[dict]:
                                  secret=False, created_at__gte=since)
         .select_related("actor").order_by("-seq")[:MOST]
     )
+    timeline = [(roll.created_at, roll.actor.username, luck_of(roll)) for roll in rolls
+                if roll.actor is not None]
+    # The fights' rolls of the players' characters too (combat.fight_luck).
+    timeline += campaign_log_luck.rolls(campaign_id, since)
+    timeline.sort(key=lambda item: item[0], reverse=True)
     evening = []
-    for roll in rolls:  # newest first: stop at the pause before this evening
-        if evening and evening[-1].created_at - roll.created_at >= SESSION_GAP:
+    for item in timeline[:MOST]:  # newest first: stop at the pause before this evening
+        if evening and evening[-1][0] - item[0] >= SESSION_GAP:
             break
-        evening.append(roll)
+        evening.append(item)
     by_member: dict[str, list[float]] = {}
-    for roll in evening:
-        luck = luck_of(roll)
-        if luck is not None and roll.actor is not None:
-            by_member.setdefault(roll.actor.username, []).append(luck)
+    for _when, who, luck in evening:
+        if luck is not None:
+            by_member.setdefault(who, []).append(luck)
     rows = [{"who": who, "luck": round(sum(values) / len(values)), "rolls": len(values)}
             for who, values in by_member.items()]
     return sorted(rows, key=lambda row: (-row["luck"], row["who"]))

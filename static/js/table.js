@@ -52,8 +52,9 @@
     if (added.some((node) => node.querySelector?.("[data-handout-notice]"))) {
       document.body.dispatchEvent(new CustomEvent("handout-notice"));
     }
-    // A roll: this evening's luck reads again (issue 48).
-    if (added.some((node) => node.matches?.("li.roll:not(.notice-event):not(.combat-record)"))) {
+    // A roll, or a fight's record (its rolls count too): this evening's luck reads again
+    // (issue 48).
+    if (added.some((node) => node.matches?.("li.roll:not(.notice-event)"))) {
       document.body.dispatchEvent(new CustomEvent("roll-line"));
     }
   }).observe(log, { childList: true });

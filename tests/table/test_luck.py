@@ -105,3 +105,41 @@ def test_this_evenings_luck_per_member_leaves_out_secret_rolls_and_last_week(
 
 def test_luck_is_a_fraction_of_a_hundred():
     assert isinstance(roll_luck(dice.parse_hand("1B"), [3]), Fraction)
+
+
+def test_the_fights_rolls_of_a_players_character_count_in_the_evenings_luck(
+        client, gm, alice, campaign, django_capture_on_commit_callbacks):
+    """Albert's rolls in a fight of the evening (his stress, his attack) count for Alice
+    with the luck the fight's story gives them (combat.fight_luck); the NPC's for nobody."""
+    from characters.models import Character
+    from combat import services
+    from combat.models import Encounter
+    from rules.aoristos.combat import ENGINE
+    from tests.conftest import ALBERT_ATTRIBUTES
+
+    albert = Character.objects.create(owner=alice, campaign=campaign, name="Albert",
+                                      attributes=ALBERT_ATTRIBUTES)
+    fight = Encounter.objects.create(campaign=campaign, name="Gården", system="aoristos")
+    membership = campaign.memberships.get(user=gm)
+    block = ENGINE.character_block(name="Albert", levels=albert.levels(),
+                                   derived=albert.secondary().as_dict())
+    block.update(character_id=albert.pk, weapons=["knife"], right="knife")
+    with django_capture_on_commit_callbacks(execute=True):
+        for data, controller in ((block, alice.pk),
+                                 ({"type": "add_combatant", "name": "Vakten", "side": "b",
+                                   "x": 1.0, "alertness": 1}, None),
+                                 ({"type": "start"}, None)):
+            fight.refresh_from_db()
+            services.command_run(encounter=fight, membership=membership, data=data,
+                                 version=fight.version, controller=controller)
+    fight.refresh_from_db()
+    from combat import fight_story
+
+    row = fight_story.story_of(fight).row("c1")
+    assert row.roll_lucks  # his stress roll at least
+    campaign.refresh_from_db()
+    found = {r["who"]: r for r in luck.session_luck(campaign)}
+    assert found["alice"]["rolls"] == len(row.roll_lucks)
+    assert found["alice"]["luck"] == round(sum(luck for luck, _ in row.roll_lucks)
+                                           / len(row.roll_lucks))
+    assert gm.username not in found  # the guard's rolls count for nobody
