@@ -107,10 +107,14 @@ class Campaign(models.Model):
 
     def rolls_own_dice(self, membership) -> bool:
         """Whether `membership`'s tray takes their own dice by default (issue 48)."""
-        source = self.dice_source
         if membership is None:
             return False
-        if membership.is_gm:
+        return self.own_dice_of(gm=membership.is_gm)
+
+    def own_dice_of(self, *, gm: bool) -> bool:
+        """Whether the GM's (`gm`) or a player's dice are their own at this table."""
+        source = self.dice_source
+        if gm:
             return source in (self.DiceSource.GM, self.DiceSource.ALL)
         return source in (self.DiceSource.PLAYERS, self.DiceSource.ALL)
 

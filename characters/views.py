@@ -416,6 +416,11 @@ def sheet_context(character: Character, access: Access, *, odds_query=None, item
     }
     if can_roll:
         context |= roller_context(character, odds_form, test_levels)
+        # The table's own dice (issue 48): the roller's keypad, for the roller's role.
+        own = character.campaign.own_dice_of(gm=access >= Access.GM)
+        context |= {"own_dice": own, "die_faces": range(1, 7)}
+        if own and odds:
+            context["keypad_dice"] = odds["dice_hand"].dice_count
     return context
 
 

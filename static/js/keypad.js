@@ -5,8 +5,9 @@
 // computes everything (rules/entered.py); this only helps the thumb.
 (() => {
   "use strict";
+  // The tray's keypad, or the sheet's roller's (table/_sheet_roller.html).
   const pad = document.querySelector("[data-keypad]");
-  const form = document.getElementById("tray-form");
+  const form = pad?.closest("form");
   if (!pad || !form) return;
   const field = pad.querySelector("[data-keypad-field]");
   const shown = pad.querySelector("[data-keypad-faces]");
@@ -74,7 +75,8 @@
 
   // The tray's answer: a roll done clears the dice; one that takes more asks for them.
   document.addEventListener("htmx:after:swap", () => {
-    const answer = document.getElementById("tray-errors");
+    const answer = document.getElementById("tray-errors") ??
+      document.getElementById("sheet-roll-result");
     if (!answer) return;
     if (answer.dataset.rolled) {
       field.value = "";

@@ -134,3 +134,34 @@ def test_a_t10_roll_takes_its_ten(browser, site_server, django_user_model, reque
     expect(line).to_contain_text("own dice, typed in by tarningsspelaren", timeout=LIVE)
     assert RollEvent.objects.get(campaign=campaign).dice == [10, 7]
     in_view(request, player, "5-t10-keypad")
+
+
+def test_a_player_taps_the_sheets_test_on_its_keypad_and_the_table_shows_it(
+    browser, site_server, django_user_model, request, shot
+):
+    """The sheet's roller takes the table's own dice as the tray does: the test built by
+    tapping properties tells the keypad its dice (1B1T: two), a short entry asks for more,
+    the typed faces make the roll, and the GM's table shows it typed in."""
+    campaign, gm, player = table_of(browser, site_server, "aoristos", django_user_model)
+    albert = Character.objects.get(campaign=campaign, name="Albert")
+    player.goto(f"{site_server.url}/characters/{albert.pk}/")
+    player.locator('#roll-form label.toggle:has(input[value="alertness"])').click()
+    expect(player.get_by_test_id("odds-percent")).to_be_visible(timeout=LIVE)
+    need = player.get_by_test_id("keypad-need")
+    expect(need).to_have_text("Tap each die as it lies: 0 of 2")
+    tap(player, 5)
+    player.get_by_test_id("sheet-roll").click()
+    result = player.get_by_test_id("sheet-roll-result")
+    expect(result).to_have_attribute("data-more", "1")
+    assert not RollEvent.objects.filter(campaign=campaign).exists()
+    tap(player, 2)
+    expect(need).to_have_text("All 2 dice typed: roll it.")
+    in_view(request, player, "6-sheet-keypad")
+    player.get_by_test_id("sheet-roll").click()
+    expect(result.get_by_test_id("sheet-roll-typed-in")).to_be_visible(timeout=LIVE)
+    expect(player.get_by_test_id("keypad-faces").locator("li")).to_have_count(0)
+    line = gm.locator("#roll-log li.roll").first
+    expect(line).to_contain_text("own dice, typed in by tarningsspelaren", timeout=LIVE)
+    expect(line.locator(".faces .die")).to_have_text(["5", "2"])
+    assert RollEvent.objects.get(campaign=campaign).typed_in
+    shot(player, "6-sheet-rolled")

@@ -3,6 +3,7 @@
 import re
 
 import pytest
+from django.test import Client
 from django.urls import reverse
 
 from campaign_log import broadcast
@@ -298,3 +299,42 @@ def test_only_the_owner_and_the_gm_roll_for_a_character(
 def test_a_get_does_not_roll(alice_client, albert_in_campaign):
     assert alice_client.get(roll_url(albert_in_campaign)).status_code == 405
     assert not RollEvent.objects.exists()
+
+
+# The table's own dice on the roller (issue 48)
+
+
+def test_the_roller_takes_the_players_own_dice_where_the_campaign_says_so(
+        alice_client, gm, albert_in_campaign, broadcasts):
+    """With the players rolling their own dice the owner's roller has the keypad, told how
+    many dice the test's hand rolls; the typed faces make the roll (p. 5: 1B1T keeps the
+    worse die) and it is marked typed in. The GM's roller does not (the GM's dice are the
+    server's here). Too few faces: the reason and how many more, nothing rolled."""
+    from campaigns.models import Campaign
+
+    campaign = albert_in_campaign.campaign
+    Campaign.objects.filter(pk=campaign.pk).update(dice_source="players")
+    page = alice_client.get(sheet_url(albert_in_campaign) + "?properties=alertness"
+                            ).content.decode()
+    assert 'data-testid="keypad"' in page
+    assert 'data-keypad-dice="2"' in page  # 1B1T: two dice
+    gm_client = Client()
+    gm_client.force_login(gm)
+    assert 'data-testid="keypad"' not in gm_client.get(sheet_url(albert_in_campaign)
+                                                       ).content.decode()
+    short = roll(alice_client, albert_in_campaign, {"properties": ["alertness"], "faces": "5"})
+    assert short.status_code == 400
+    assert 'data-more="1"' in short.content.decode()
+    assert not RollEvent.objects.filter(campaign=campaign).exists()
+    answer = roll(alice_client, albert_in_campaign, {"properties": ["alertness"],
+                                                     "faces": "5 2"})
+    assert answer.status_code == 200
+    event = RollEvent.objects.get(campaign=campaign)
+    assert (event.dice, event.counted, event.typed_in) == ([5, 2], [2], True)
+    assert 'data-testid="sheet-roll-typed-in"' in answer.content.decode()
+    # Where the server rolls the players' dice, typed faces are refused.
+    Campaign.objects.filter(pk=campaign.pk).update(dice_source="server")
+    refused = roll(alice_client, albert_in_campaign, {"properties": ["alertness"],
+                                                      "faces": "5 2"}, key="arket-nyckel-00002")
+    assert refused.status_code == 400
+    assert RollEvent.objects.filter(campaign=campaign).count() == 1
