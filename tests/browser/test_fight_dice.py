@@ -87,11 +87,11 @@ def answer_prompts(page, faces_for, shot, name, most=6):
     """Each dice prompt that comes to `page`, answered on its keypad: `faces_for(what,
     count, typed)` gives the faces to tap. The prompts answered, in order."""
     answered = []
+    keypad = page.get_by_test_id("fight-keypad")
+    expect(keypad).to_be_visible(timeout=LIVE)  # the first comes live
     for step in range(most):
-        keypad = page.get_by_test_id("fight-keypad")
-        try:
-            expect(keypad).to_be_visible(timeout=LIVE)
-        except AssertionError:
+        # The panel the answer swaps in holds the next prompt, if the roll has one.
+        if keypad.count() == 0:
             break
         what, count = keypad.get_attribute("data-what"), int(keypad.get_attribute("data-count"))
         typed = keypad.get_attribute("data-typed") or ""
