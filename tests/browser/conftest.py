@@ -47,6 +47,19 @@ def browser(browser):
     return browser
 
 
+@pytest.fixture(autouse=True)
+def close_what_the_test_opened(browser):
+    """Every browser context a test opens is closed after it. A page left open keeps its
+    live stream and its scripts running for the rest of the session: three fights' pages
+    of one test, nine of one module, each a stream on the one server process, slowed the
+    tests after them until a table screen's stream took over 5 s to open under load."""
+    before = set(browser.contexts)
+    yield
+    for context in browser.contexts:
+        if context not in before:
+            context.close()
+
+
 @pytest.fixture
 def shot(request):
     """shot(page, "name") saves a full-page screenshot under test-artifacts/screenshots."""
