@@ -5,6 +5,7 @@ the character. A fight's rolls are dated by its latest record (the story does no
 each roll): a fight counts when it was played since `since`. NPCs' rolls count for
 nobody (they are the GM's to make, and their numbers the GM's to know)."""
 
+from django.contrib.auth import get_user_model
 from django.db.models import Max
 
 from combat import fight_story
@@ -12,8 +13,6 @@ from combat.models import Encounter
 
 
 def fight_rolls(campaign_id: int, since) -> list[tuple]:
-    from django.contrib.auth import get_user_model
-
     fights = list(
         Encounter.objects.filter(campaign_id=campaign_id, kind=Encounter.Kind.COMBAT)
         .annotate(last=Max("records__created_at")).filter(last__gte=since)

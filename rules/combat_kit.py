@@ -606,7 +606,7 @@ def decide(
 
     if type(rng) is not TableDice and getattr(state, "asked", None) is None:
         return tuple(decided(state, command, rng))
-    return tuple(table_dice.run(state, command, rng, decided, _waiting_name(state)))
+    return tuple(table_dice.run(state, command, rng, decided))
 
 
 def play(
@@ -623,16 +623,6 @@ def play(
     events, after = _handled(state, command, rng, handlers, evolve)
     more, after = settled(after, rng)
     return tuple(events + more), after
-
-
-def _waiting_name(state):
-    """Whose dice the encounter waits for, by name (a refusal says it)."""
-
-    def name(asked) -> str:
-        found = state.get(asked.who)
-        return found.name if found is not None else asked.who
-
-    return name
 
 
 class Folded(list):

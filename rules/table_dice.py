@@ -317,11 +317,10 @@ def dice_of(rng, who: str, what: str, chance=None):
 # Deciding with it ------------------------------------------------------------------------
 
 
-def run(state, command, rng, decide, waiting_for=None) -> list:
+def run(state, command, rng, decide) -> list:
     """`decide(state, command, rng)`'s events, with the table's dice when `rng` is a
     `TableDice`: a `DiceAsked` where it stops at a roll the table makes; `EnterDice` and
-    `ServerDice` decide the waiting command again. `waiting_for(asked)`: the refusal's
-    name for whom the encounter waits."""
+    `ServerDice` decide the waiting command again."""
     asked = getattr(state, "asked", None)
     if asked is None:
         if isinstance(command, (EnterDice, ServerDice)):
@@ -336,7 +335,7 @@ def run(state, command, rng, decide, waiting_for=None) -> list:
         except Wanted as wanted:
             return [_ask(state, command, table, wanted, decide)]
     if not isinstance(command, (EnterDice, ServerDice)):
-        name = waiting_for(asked) if waiting_for else asked.who
+        name = _name(state, asked.who)
         raise RulesError(_("the fight waits for {name}'s dice first").format(name=name),
                          code="waiting_for_dice", template=_("the fight waits for {name}'s "
                                                              "dice first"), name=name)

@@ -11,18 +11,17 @@ from django.contrib.auth.decorators import login_required
 from django.db import IntegrityError, transaction
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_noop
 from django.views.decorators.http import require_POST
 
 from campaigns.access import Access, get_character
 from characters.roller import FavouriteNameForm
 from characters.views import sheet_context, sheet_test
 from core.db import idempotency
-from rules.entered import MoreDice, parse_faces
+from rules.entered import MoreDice
 from rules.errors import RulesError
 from table import services
 from table.models import FavouriteTest
-from table.views import said
+from table.views import faces_typed, said
 
 
 def roller_character(request, pk: int):
@@ -70,7 +69,8 @@ def sheet_roll(request, pk: int):
         context["roll_errors"] = [_("Choose the properties the test is of.")]
         return result_response(request, character, access, context, status=400)
     try:
-        faces = sheet_faces(request.POST, character, access)
+        own = character.campaign.own_dice_of(gm=access >= Access.GM)
+        faces = faces_typed(request.POST, own)
         event = services.roll_record(
             campaign=character.campaign,
             actor=request.user,
@@ -89,18 +89,6 @@ def sheet_roll(request, pk: int):
         return result_response(request, character, access, context, status=400)
     context |= {"rolled": services.payload(event), "idempotency_key": idempotency.new_key()}
     return result_response(request, character, access, context)
-
-
-def sheet_faces(post, character, access) -> tuple[int, ...] | None:
-    """The faces of the table's own dice typed on the roller's keypad (issue 48), or None:
-    the server rolls. Refused where the campaign has the server roll the roller's dice."""
-    text = (post.get("faces") or "").strip()
-    if not text:
-        return None
-    if not character.campaign.own_dice_of(gm=access >= Access.GM):
-        raise RulesError("this campaign has the server roll your dice",
-                         template=gettext_noop("this campaign has the server roll your dice"))
-    return parse_faces(text)
 
 
 def favourites_response(request, character, access=None, *, errors=(), status=200):

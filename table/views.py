@@ -139,15 +139,21 @@ def typed_faces(post, membership, form) -> tuple[int, ...] | None:
     """The faces of the table's own dice typed on the tray's keypad (issue 48), or None:
     the server rolls. Refused (RulesError) where the campaign has the server roll this
     member's dice, and for an opposed test (both sides roll: the server's, for now)."""
+    if getattr(form, "is_opposed", False) and (post.get("faces") or "").strip():
+        raise RulesError("an opposed test is rolled on the server",
+                         template=gettext_noop("an opposed test is rolled on the server"))
+    return faces_typed(post, membership.campaign.rolls_own_dice(membership))
+
+
+def faces_typed(post, own: bool) -> tuple[int, ...] | None:
+    """A form's typed `faces` (the tray's, the sheet roller's), or None: the server rolls.
+    Refused where the roller's dice are the server's (`own` false)."""
     text = (post.get("faces") or "").strip()
     if not text:
         return None
-    if not membership.campaign.rolls_own_dice(membership):
+    if not own:
         raise RulesError("this campaign has the server roll your dice",
                          template=gettext_noop("this campaign has the server roll your dice"))
-    if getattr(form, "is_opposed", False):
-        raise RulesError("an opposed test is rolled on the server",
-                         template=gettext_noop("an opposed test is rolled on the server"))
     return parse_faces(text)
 
 

@@ -52,9 +52,11 @@
     if (added.some((node) => node.querySelector?.("[data-handout-notice]"))) {
       document.body.dispatchEvent(new CustomEvent("handout-notice"));
     }
-    // A roll, or a fight's record (its rolls count too): this evening's luck reads again
-    // (issue 48).
-    if (added.some((node) => node.matches?.("li.roll:not(.notice-event)"))) {
+    // A roll, or a fight's end (its rolls count too): this evening's luck reads again
+    // (issue 48). Not every record of a fight: that would be a request per page per move.
+    const luckChanged = (node) => node.matches?.("li.roll:not(.notice-event):not(.combat-record)") ||
+      (node.matches?.("li.combat-record") && node.querySelector(".combat-encounterended"));
+    if (added.some(luckChanged)) {
       document.body.dispatchEvent(new CustomEvent("roll-line"));
     }
   }).observe(log, { childList: true });

@@ -21,34 +21,13 @@ from characters.models import Character
 from combat import services
 from combat.models import CatalogueItem, Encounter
 from tests.browser.test_combat import real_user
+from tests.browser.test_fog import gm_command as command
+from tests.browser.test_fog import run
 from tests.browser.test_prompts import LAPTOP, LIVE, PHONE
 from tests.browser.test_prompts import open_page as open_member_page
 from tests.conftest import PHOBIA_ATTRIBUTES
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-def run(encounter, user, data, controller=None):
-    encounter.refresh_from_db()
-    membership = encounter.campaign.memberships.select_related("campaign", "user").get(user=user)
-    services.command_run(membership=membership, data=data, version=encounter.version,
-                         encounter_id=encounter.pk, controller=controller)
-
-
-def command(page, encounter, data):
-    """A command sent by a member's page to the JSON API, against the stored version."""
-    encounter.refresh_from_db()
-    status = page.evaluate(
-        """async ([url, version, command]) => {
-            const token = document.querySelector('input[name=csrfmiddlewaretoken]').value;
-            const answer = await fetch(url, {method: 'POST', headers: {
-                'Content-Type': 'application/json', 'X-CSRFToken': token},
-                body: JSON.stringify({version, command})});
-            return [answer.status, await answer.text()];
-        }""",
-        [f"/api/v1/encounters/{encounter.pk}/commands", encounter.version, data],
-    )
-    assert status[0] == 200, status
 
 
 def table(django_user_model, system, name):

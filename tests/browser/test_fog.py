@@ -83,19 +83,21 @@ def run(encounter, user, data, controller=None):
 
 
 def gm_command(page, encounter, command):
-    """A command sent by the GM's page to the JSON API, against the stored version."""
+    """A command sent by a member's page (the GM's, or a player's for their own
+    combatant) to the JSON API, against the stored version; a refusal fails with the
+    API's answer."""
     encounter.refresh_from_db()
-    status = page.evaluate(
+    status, text = page.evaluate(
         """async ([url, version, command]) => {
             const token = document.querySelector('input[name=csrfmiddlewaretoken]').value;
             const answer = await fetch(url, {method: 'POST', headers: {
                 'Content-Type': 'application/json', 'X-CSRFToken': token},
                 body: JSON.stringify({version, command})});
-            return answer.status;
+            return [answer.status, await answer.text()];
         }""",
         [f"/api/v1/encounters/{encounter.pk}/commands", encounter.version, command],
     )
-    assert status == 200, status
+    assert status == 200, (status, text)
 
 
 def test_what_the_fog_hides_reaches_no_player_nor_the_screen_until_revealed(
