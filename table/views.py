@@ -298,9 +298,9 @@ def ask_again(request, membership, seq: int):
 @member_view
 def luck_box(request, membership):
     """This evening's luck per member (issue 48), read again as the table's rolls come."""
-    campaign = membership.campaign
-    campaign.refresh_from_db(fields=["event_seq", "created_at"])
-    response = render(request, "table/_luck.html", {"luck": luck.session_luck(campaign)})
+    # The membership's campaign is read with it in this request: its event number is now's.
+    response = render(request, "table/_luck.html",
+                      {"luck": luck.session_luck(membership.campaign)})
     response["Cache-Control"] = "no-store"
     return response
 

@@ -100,11 +100,18 @@ def pytest_runtest_makereport(item, call):
                   const log = [...document.querySelectorAll("#roll-log li")].slice(0, 8).map(text);
                   const live = document.getElementById("live-status")?.dataset.state ?? "";
                   const state = document.getElementById("encounter-state")?.dataset.version ?? "";
-                  return {alerts, log, live, state};
+                  // What the page fetched and when (ms since it opened): a live stream that
+                  // never opened shows whether its scripts came and its request went out.
+                  const fetched = performance.getEntriesByType("resource").slice(-12).map(
+                    (r) => `${Math.round(r.startTime)}+${Math.round(r.duration)} ms ${r.name}`);
+                  return {alerts, log, live, state, fetched, now: Math.round(performance.now())};
                 }"""
             )
             live, version = said["live"] or "-", said["state"] or "-"
             lines.append(f"  live stream: {live}; panel version: {version}")
+            if live != "live":
+                lines.append(f"  open for {said['now']} ms; fetched:")
+                lines += [f"    {entry}" for entry in said["fetched"]]
             lines += [f"  alert: {text}" for text in said["alerts"] if text]
             lines += [f"  log: {text}" for text in said["log"]]
             SCREENSHOTS.mkdir(parents=True, exist_ok=True)
